@@ -1,0 +1,1 @@
+"""Member clusters: registration, labels and label conventions, taints, health collection."""

@@ -1,0 +1,3 @@
+"""REST API routes of clusters under /api/v1/."""
+
+urlpatterns: list = []

@@ -1,0 +1,4 @@
+"""Page routes of clusters."""
+
+app_name = "clusters"
+urlpatterns: list = []

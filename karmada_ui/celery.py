@@ -1,0 +1,36 @@
+"""The Celery application: queues `health`, `schedule` and `propagate`, results in the database."""
+
+from __future__ import annotations
+
+import os
+
+from celery import Celery
+from kombu import Queue
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "karmada_ui.settings")
+
+app = Celery("karmada_ui")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+
+QUEUES = ("health", "schedule", "propagate")
+app.conf.task_queues = [Queue(name) for name in QUEUES] + [Queue("celery")]
+app.conf.task_default_queue = "celery"
+app.conf.task_routes = {
+    "clusters.tasks.*": {"queue": "health"},
+    "scheduling.tasks.schedule_*": {"queue": "schedule"},
+    "scheduling.tasks.*": {"queue": "propagate"},
+}
+app.conf.beat_schedule = {}
+
+
+def prepare_folder_broker() -> None:
+    """Create the folders of the local folder broker; the transport expects them to exist."""
+    from django.conf import settings
+
+    options = getattr(settings, "CELERY_BROKER_TRANSPORT_OPTIONS", {})
+    for key in ("data_folder_in", "data_folder_out", "processed_folder", "control_folder"):
+        if options.get(key):
+            os.makedirs(options[key], exist_ok=True)
+
+
+app.autodiscover_tasks()

@@ -1,0 +1,31 @@
+"""URL routes: pages per app, the REST API under /api/v1/, its OpenAPI schema and docs."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.authtoken.views import obtain_auth_token
+
+from karmada_ui import views
+
+api_v1 = [
+    path("auth/token/", obtain_auth_token, name="api-token"),
+    path("", include("clusters.api_urls")),
+    path("", include("scheduling.api_urls")),
+]
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("healthz", views.healthz, name="healthz"),
+    path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("i18n/", include("django.conf.urls.i18n")),
+    path("admin/", admin.site.urls),
+    path("api/v1/", include(api_v1)),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("clusters/", include("clusters.urls")),
+    path("", include("scheduling.urls")),
+]

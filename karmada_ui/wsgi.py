@@ -1,0 +1,8 @@
+"""WSGI entry point for gunicorn."""
+
+import os
+
+from django.core.wsgi import get_wsgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "karmada_ui.settings")
+application = get_wsgi_application()

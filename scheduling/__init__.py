@@ -1,0 +1,1 @@
+"""Resource templates, policies, bindings, works: scheduling, propagation, failover and rescheduling."""

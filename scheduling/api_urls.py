@@ -1,0 +1,3 @@
+"""REST API routes of scheduling under /api/v1/."""
+
+urlpatterns: list = []

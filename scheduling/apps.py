@@ -1,0 +1,7 @@
+"""App configuration for scheduling."""
+
+from django.apps import AppConfig
+
+
+class SchedulingConfig(AppConfig):
+    name = "scheduling"

@@ -1,0 +1,4 @@
+"""Page routes of scheduling."""
+
+app_name = "scheduling"
+urlpatterns: list = []

@@ -1,0 +1,44 @@
+"""Shared fixtures: users in each role and an API client signed in as one."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.test import APIClient
+
+from karmada_ui.roles import ADMIN, OPERATOR, VIEWER, grant
+
+PASSWORD = "correct-horse-battery-staple"
+
+
+def make_user(username: str, role: str):
+    user = get_user_model().objects.create_user(username=username, password=PASSWORD)
+    grant(user, role)
+    return user
+
+
+@pytest.fixture
+def viewer(db):
+    return make_user("vera-viewer", VIEWER)
+
+
+@pytest.fixture
+def operator(db):
+    return make_user("otto-operator", OPERATOR)
+
+
+@pytest.fixture
+def admin_user(db):
+    return make_user("ada-admin", ADMIN)
+
+
+@pytest.fixture
+def api_as():
+    """Return an API client authenticated as the given user."""
+
+    def signed_in(user) -> APIClient:
+        client = APIClient()
+        client.force_authenticate(user)
+        return client
+
+    return signed_in
