@@ -1,0 +1,110 @@
+"""Karmada-faithful multi-cluster scheduler: frozen dataclasses in, a plan with a reason per cluster out.
+
+Pure Python: no Django, Celery, kubernetes or plotly; no clock and no randomness.  The
+behaviour follows ``spec/karmada-scheduling.md`` (Karmada v1.16+), plus two extensions: the
+``largest-remainder`` division method and node claims with a node-level estimator.
+
+Stable public API
+-----------------
+
+Inputs
+    ``ClusterSnapshot(name, labels, provider, region, zones, taints, ready, deleting,
+    api_enablements, api_enablements_complete, resource_summary, nodes)`` — one member cluster.
+    ``ready`` is the Ready condition ("True"/"False"/"Unknown", None = no condition); the
+    controller's NoSchedule taints follow from it.  ``api_enablements`` is a frozenset of
+    (groupVersion, kind) or None when not modelled (then every API counts as enabled).
+    ``ResourceSummary(allocatable, allocated, allocating)`` and ``Node(...)`` hold exact
+    quantities (``parse_quantity("500m")``); ``nodes=None`` means no node list is known.
+
+    ``Placement.from_dict(placement_dict, division_method="webster")`` — a Karmada placement with
+    webhook defaults applied (missing replicaScheduling → Duplicated; Divided with no preference →
+    Weighted; spread constraints default to field ``cluster`` and minGroups 1; maxGroups is NOT
+    defaulted).  ``division_method_from_annotations(policy_annotations)`` reads
+    ``scheduling.karmada-ui.io/division-method``.  The extension field
+    ``placement.resource.nodeClaim {nodeSelector, tolerations}`` is parsed too.
+
+    ``Binding(replicas, requirements, previous, observed_affinity, uid, api_version, kind,
+    namespace, name, eviction_tasks, fresh)`` — the workload as its ResourceBinding carries it;
+    ``requirements`` is ``ReplicaRequirements(resource_request, node_claim)`` or None,
+    ``previous`` the previous ``spec.clusters`` as ``TargetCluster`` tuples, ``fresh`` True when
+    a reschedule was triggered (WorkloadRebalancer).
+
+Entry points
+    ``plan(clusters, placement, binding) -> Plan`` with ``Plan.clusters`` (TargetCluster tuple in
+    Karmada's order), ``Plan.error`` (None or ``PlanError(reason, message)`` with reason
+    ``NoClusterFit`` — clusters cleared —, ``Unschedulable`` or ``SchedulerError`` — previous
+    result kept), ``Plan.observed_affinity``, ``Plan.strategy`` and ``Plan.explanation``.
+
+    ``validate_placement(placement_dict) -> [(field_path, message)]`` — webhook validation.
+
+    ``describe(plan.explanation) -> [str]`` — English sentences for an explanation; every string
+    lives in ``scheduling.planner.messages``.
+
+Explanation (JSON-serialisable dict)
+    ``strategy``, ``mode`` (steady/fresh), ``division_method``, ``workload``, ``clusters`` (one per
+    cluster, sorted by name: ``outcome`` excluded/not_selected/selected/assigned, ``reasons``
+    [{filter, code, params, message}], ``score``, ``allocatable``, ``available``, ``capacity``
+    {general, nodes, eligible_nodes, total_nodes}, ``weight``, ``overflow_order``, ``replicas``),
+    ``candidate_order``, ``selection`` (method all/cluster/region, regions, chosen_regions, limit,
+    swaps), ``divisions`` (per division: method, replicas, weights, result and ``seats`` — the
+    contested replicas in hand-out order as {replica, cluster, priority, runner_up,
+    runner_up_priority, tie_break}), ``error``, ``result_kept``, optional ``phase``, ``tiers``,
+    ``aggregated_prefix`` and ``affinity_terms`` [{name, error, reason}].
+"""
+
+from .errors import NO_CLUSTER_FIT, SCHEDULER_ERROR, UNSCHEDULABLE, InputError
+from .messages import describe
+from .model import (
+    Binding,
+    ClusterSnapshot,
+    EvictionTask,
+    Node,
+    Plan,
+    PlanError,
+    ReplicaRequirements,
+    ResourceSummary,
+    TargetCluster,
+    parse_resources,
+)
+from .placement import (
+    DIVISION_ANNOTATION,
+    LARGEST_REMAINDER,
+    WEBSTER,
+    NodeClaim,
+    Placement,
+    division_method_from_annotations,
+)
+from .quantity import QuantityError, parse_quantity
+from .scheduler import plan
+from .taints import Taint, Toleration
+from .validation import validate_placement
+
+__all__ = [
+    "DIVISION_ANNOTATION",
+    "LARGEST_REMAINDER",
+    "NO_CLUSTER_FIT",
+    "SCHEDULER_ERROR",
+    "UNSCHEDULABLE",
+    "WEBSTER",
+    "Binding",
+    "ClusterSnapshot",
+    "EvictionTask",
+    "InputError",
+    "Node",
+    "NodeClaim",
+    "Placement",
+    "Plan",
+    "PlanError",
+    "QuantityError",
+    "ReplicaRequirements",
+    "ResourceSummary",
+    "Taint",
+    "TargetCluster",
+    "Toleration",
+    "describe",
+    "division_method_from_annotations",
+    "parse_quantity",
+    "parse_resources",
+    "plan",
+    "validate_placement",
+]

@@ -1,0 +1,110 @@
+"""How many more replicas fit in a cluster: Karmada's general estimator and our node-level one."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+from .model import ClusterSnapshot, Node, ReplicaRequirements, ResourceSummary
+from .placement import NodeClaim
+from .quantity import milli_units, whole_units
+from .taints import first_untolerated
+
+MAX_INT32 = 2**31 - 1
+_ZERO = Fraction(0)
+
+
+def estimate_general(summary: ResourceSummary | None, requirements: ReplicaRequirements | None) -> int:
+    """Karmada's general estimator over ``status.resourceSummary`` (spec §2.3)."""
+    if summary is None:
+        return 0
+    pods = (
+        whole_units(summary.allocatable.get("pods", _ZERO))
+        - whole_units(summary.allocated.get("pods", _ZERO))
+        - whole_units(summary.allocating.get("pods", _ZERO))
+    )
+    if pods <= 0:
+        return 0
+    best = pods
+    if requirements is not None:
+        for name, request in requirements.resource_request.items():
+            if whole_units(request) <= 0:
+                continue
+            if name not in summary.allocatable:
+                return 0
+            available = (
+                summary.allocatable[name] - summary.allocated.get(name, _ZERO) - summary.allocating.get(name, _ZERO)
+            )
+            if whole_units(available) <= 0:
+                return 0
+            if name == "cpu":
+                bound = milli_units(available) // milli_units(request)
+            else:
+                bound = whole_units(available) // whole_units(request)
+            best = min(best, bound)
+    return min(best, MAX_INT32)
+
+
+def node_matches_claim(node: Node, claim: NodeClaim | None) -> bool:
+    """The node carries the selected labels, satisfies a required affinity term and tolerates its taints."""
+    tolerations = ()
+    if claim is not None:
+        for key, value in claim.node_selector:
+            if node.labels.get(key) != value:
+                return False
+        if claim.hard_node_affinity is not None and not any(
+            term.matches(node.name, node.labels) for term in claim.hard_node_affinity
+        ):
+            return False
+        tolerations = claim.tolerations
+    return first_untolerated(node.taints, tolerations) is None
+
+
+def node_room(node: Node, request: dict[str, Fraction]) -> int:
+    """Whole replicas that still fit on one node (pods and every positive request)."""
+    bounds = []
+    if "pods" in node.allocatable:
+        bounds.append(math.floor(node.allocatable["pods"] - node.allocated.get("pods", _ZERO)))
+    for name, amount in request.items():
+        if amount <= 0:
+            continue
+        if name not in node.allocatable:
+            return 0
+        bounds.append(math.floor((node.allocatable[name] - node.allocated.get(name, _ZERO)) / amount))
+    if not bounds:
+        return MAX_INT32
+    return max(0, min(bounds))
+
+
+def estimate_nodes(nodes: tuple[Node, ...], requirements: ReplicaRequirements | None) -> tuple[int, int]:
+    """Node-level estimate: the sum of per-node fits over ready, schedulable, matching nodes.
+
+    Returns (replicas, number of nodes that qualify).
+    """
+    claim = requirements.node_claim if requirements is not None else None
+    request = requirements.resource_request if requirements is not None else {}
+    total = 0
+    eligible = 0
+    for node in nodes:
+        if not node.ready or node.unschedulable or not node_matches_claim(node, claim):
+            continue
+        eligible += 1
+        total += node_room(node, request)
+    return min(total, MAX_INT32), eligible
+
+
+def estimate_cluster(
+    cluster: ClusterSnapshot, requirements: ReplicaRequirements | None, replicas: int
+) -> tuple[int, dict[str, Any]]:
+    """AllocatableReplicas for a workload: the tighter of the estimators, MaxInt32 replaced by ``replicas``."""
+    general = estimate_general(cluster.resource_summary, requirements)
+    detail: dict[str, Any] = {"general": general}
+    result = general
+    if cluster.nodes is not None:
+        by_nodes, eligible = estimate_nodes(cluster.nodes, requirements)
+        detail.update({"nodes": by_nodes, "eligible_nodes": eligible, "total_nodes": len(cluster.nodes)})
+        result = min(result, by_nodes)
+    if result == MAX_INT32:
+        result = replicas
+    return result, detail

@@ -1,0 +1,228 @@
+"""The entry point: filter, score, estimate, select and assign, over every clusterAffinities term."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Sequence
+
+from .assign import assign_replicas
+from .errors import NO_CLUSTER_FIT, FitError, ScheduleFailure
+from .estimator import MAX_INT32, estimate_cluster
+from .filters import filter_cluster
+from .messages import Reason, error_message, karmada_filter_message
+from .model import Binding, ClusterSnapshot, Plan, PlanError, ReplicaRequirements, TargetCluster
+from .placement import Placement
+from .quantity import format_quantity
+from .spread import Candidate, candidate_key, select_clusters
+
+LOCALITY_SCORE = 100
+NO_OVERFLOW_TIER = 1000
+
+
+def overflow_order(cluster: ClusterSnapshot, placement: Placement, observed: str) -> int:
+    """0 for the observed term's own group, i for its i-th overflow group, 1000 otherwise."""
+    if placement.cluster_affinity is not None or not placement.cluster_affinities:
+        return 0
+    term = placement.term(observed)
+    if term is None:
+        return NO_OVERFLOW_TIER
+    if term.affinity.matches(cluster):
+        return 0
+    for index, overflow in enumerate(term.overflow or ()):
+        if overflow.affinity.matches(cluster):
+            return index + 1
+    return NO_OVERFLOW_TIER
+
+
+def effective_binding(placement: Placement, binding: Binding) -> Binding:
+    """Fold the placement's node claim into the binding's replica requirements."""
+    if placement.node_claim is None:
+        return binding
+    requirements = binding.requirements or ReplicaRequirements()
+    claim = placement.node_claim
+    if requirements.node_claim is not None:
+        claim = requirements.node_claim.merged(placement.node_claim)
+    return replace(binding, requirements=replace(requirements, node_claim=claim))
+
+
+def _fit_error(total: int, first_reasons: list[str]) -> FitError:
+    if total == 0 or not first_reasons:
+        return FitError(error_message("no_cluster_fit", total=total, reasons=error_message("no_cluster_exists")))
+    histogram: dict[str, int] = {}
+    for message in first_reasons:
+        histogram[message] = histogram.get(message, 0) + 1
+    reasons = ", ".join(sorted(f"{count} {message}" for message, count in histogram.items()))
+    return FitError(error_message("no_cluster_fit", total=total, reasons=reasons))
+
+
+def schedule_once(
+    clusters: Sequence[ClusterSnapshot],
+    placement: Placement,
+    binding: Binding,
+    observed: str,
+    trace: dict[str, Any],
+) -> list[TargetCluster]:
+    """One Karmada Schedule() call with ``observed`` as the active affinity term; raises ScheduleFailure."""
+    previous = frozenset(target.name for target in binding.previous)
+    entries: dict[str, dict[str, Any]] = {}
+    trace["clusters"] = entries
+    feasible = []
+    first_reasons = []
+    for cluster in clusters:
+        if cluster.deleting:
+            entries[cluster.name] = {"outcome": "excluded", "reasons": [_deleting()]}
+            continue
+        reasons = filter_cluster(cluster, placement, binding, observed, previous)
+        if reasons:
+            entries[cluster.name] = {"outcome": "excluded", "reasons": [r.as_dict() for r in reasons]}
+            first_reasons.append(karmada_filter_message(reasons[0]))
+        else:
+            feasible.append(cluster)
+    if not feasible:
+        raise _fit_error(len(clusters), first_reasons)
+
+    candidates = []
+    for cluster in feasible:
+        if binding.replicas == 0:
+            allocatable, capacity = MAX_INT32, None
+        else:
+            allocatable, capacity = estimate_cluster(cluster, binding.requirements, binding.replicas)
+        candidates.append(
+            Candidate(
+                name=cluster.name,
+                score=LOCALITY_SCORE if cluster.name in previous else 0,
+                allocatable=allocatable,
+                available=allocatable + binding.assigned(cluster.name),
+                overflow_order=overflow_order(cluster, placement, observed),
+                cluster=cluster,
+                capacity=capacity,
+            )
+        )
+    candidates.sort(key=candidate_key)
+    for candidate in candidates:
+        entries[candidate.name] = {
+            "outcome": "not_selected",
+            "reasons": [],
+            "score": candidate.score,
+            "allocatable": candidate.allocatable if candidate.capacity is not None else None,
+            "available": candidate.available if candidate.capacity is not None else None,
+            "overflow_order": candidate.overflow_order,
+            "capacity": candidate.capacity,
+        }
+    trace["candidate_order"] = [c.name for c in candidates]
+    selection: dict[str, Any] = {}
+    trace["selection"] = selection
+    selected = select_clusters(placement, candidates, binding.replicas, selection)
+    for candidate in selected:
+        entries[candidate.name]["outcome"] = "selected"
+    result = assign_replicas(selected, binding, placement, observed, trace)
+    for target in result:
+        entries[target.name]["outcome"] = "assigned"
+        entries[target.name]["replicas"] = target.replicas
+    return result
+
+
+def _deleting() -> dict[str, Any]:
+    return Reason("Deletion", "deleting").as_dict()
+
+
+def plan(clusters: Sequence[ClusterSnapshot], placement: Placement, binding: Binding) -> Plan:
+    """Schedule ``binding`` over ``clusters`` under ``placement`` exactly as Karmada's scheduler would."""
+    binding = effective_binding(placement, binding)
+    terms = placement.cluster_affinities
+    attempts: list[dict[str, Any]] = []
+    if placement.cluster_affinity is None and terms:
+        start = 0
+        if not binding.fresh:
+            start = next((i for i, term in enumerate(terms) if term.name == binding.observed_affinity), 0)
+        first: tuple[ScheduleFailure, dict[str, Any]] | None = None
+        for term in terms[start:]:
+            trace: dict[str, Any] = {}
+            try:
+                result = schedule_once(clusters, placement, binding, term.name, trace)
+            except ScheduleFailure as failure:
+                attempts.append({"name": term.name, "error": failure.message, "reason": failure.reason})
+                first = first or (failure, trace)
+                continue
+            attempts.append({"name": term.name, "error": None, "reason": None})
+            return _success(result, placement, binding, term.name, trace, attempts)
+        assert first is not None
+        return _failure(first[0], placement, binding, binding.observed_affinity, first[1], attempts)
+    trace = {}
+    try:
+        result = schedule_once(clusters, placement, binding, binding.observed_affinity, trace)
+    except ScheduleFailure as failure:
+        return _failure(failure, placement, binding, binding.observed_affinity, trace, attempts)
+    return _success(result, placement, binding, binding.observed_affinity, trace, attempts)
+
+
+def _success(
+    result: list[TargetCluster],
+    placement: Placement,
+    binding: Binding,
+    observed: str,
+    trace: dict[str, Any],
+    attempts: list[dict[str, Any]],
+) -> Plan:
+    explanation = _explanation(placement, binding, trace, attempts, None, None)
+    return Plan(tuple(result), None, observed, placement.strategy or "Unsupported", explanation)
+
+
+def _failure(
+    failure: ScheduleFailure,
+    placement: Placement,
+    binding: Binding,
+    observed: str,
+    trace: dict[str, Any],
+    attempts: list[dict[str, Any]],
+) -> Plan:
+    error = PlanError(failure.reason, failure.message)
+    kept = () if failure.reason == NO_CLUSTER_FIT else binding.previous
+    explanation = _explanation(placement, binding, trace, attempts, error, kept)
+    return Plan(kept, error, observed, placement.strategy or "Unsupported", explanation)
+
+
+def _explanation(
+    placement: Placement,
+    binding: Binding,
+    trace: dict[str, Any],
+    attempts: list[dict[str, Any]],
+    error: PlanError | None,
+    kept: tuple[TargetCluster, ...] | None,
+) -> dict[str, Any]:
+    weights = trace.get("weights", {})
+    clusters = []
+    for name, entry in sorted(trace.get("clusters", {}).items()):
+        item = {"name": name, "replicas": entry.get("replicas", 0), "weight": weights.get(name)}
+        item.update(entry)
+        item.setdefault("replicas", 0)
+        clusters.append(item)
+    requirements = binding.requirements
+    explanation: dict[str, Any] = {
+        "strategy": placement.strategy or "Unsupported",
+        "mode": "fresh" if binding.fresh else "steady",
+        "division_method": placement.division_method,
+        "workload": {
+            "replicas": binding.replicas,
+            "is_workload": binding.is_workload,
+            "requests": {
+                name: format_quantity(amount, name)
+                for name, amount in sorted((requirements.resource_request if requirements else {}).items())
+            },
+            "node_claim": bool(requirements and requirements.node_claim),
+        },
+        "clusters": clusters,
+        "candidate_order": trace.get("candidate_order", []),
+        "selection": trace.get("selection", {}),
+        "divisions": trace.get("divisions", []),
+        "error": None if error is None else error.as_dict(),
+        "result_kept": None if kept is None or error is None or error.reason == NO_CLUSTER_FIT else [
+            t.as_dict() for t in kept
+        ],
+    }
+    for key in ("phase", "tiers", "aggregated_prefix"):
+        if key in trace:
+            explanation[key] = trace[key]
+    if attempts:
+        explanation["affinity_terms"] = attempts
+    return explanation

@@ -1,0 +1,328 @@
+"""Label and field selectors and ClusterAffinity matching, with the reason for a mismatch."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .errors import InputError
+from .messages import Reason
+from .parsing import get_list, get_map, get_str, get_str_list, get_str_map, join
+
+if TYPE_CHECKING:
+    from .model import ClusterSnapshot
+
+_NAME = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$")
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+LABEL_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
+NODE_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+FIELD_KEYS = ("provider", "region", "zone")
+
+
+def label_key_error(key: str) -> str | None:
+    """Why ``key`` is not a valid qualified label key, or None."""
+    prefix, _, name = key.rpartition("/")
+    if "/" in key and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix)):
+        return f"invalid label key prefix {prefix!r}"
+    if not name:
+        return "label key must not be empty"
+    if len(name) > 63 or not _NAME.match(name):
+        return f"invalid label key {key!r}"
+    return None
+
+
+def label_value_error(value: str) -> str | None:
+    """Why ``value`` is not a valid label value, or None."""
+    if value and (len(value) > 63 or not _NAME.match(value)):
+        return f"invalid label value {value!r}"
+    return None
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One selector requirement: key, operator and values."""
+
+    key: str
+    operator: str
+    values: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        if self.operator in ("Exists", "DoesNotExist"):
+            return f"{self.key} {self.operator}"
+        return f"{self.key} {self.operator} ({', '.join(self.values)})"
+
+    def error(self, operators: tuple[str, ...]) -> str | None:
+        """Why this requirement cannot be turned into a selector (Kubernetes NewRequirement), or None."""
+        key_error = label_key_error(self.key)
+        if key_error:
+            return key_error
+        if self.operator not in operators:
+            return f"{self.operator!r} is not a valid operator"
+        if self.operator in ("In", "NotIn") and not self.values:
+            return f"{self.key}: values must be non-empty for {self.operator}"
+        if self.operator in ("Exists", "DoesNotExist") and self.values:
+            return f"{self.key}: values must be empty for {self.operator}"
+        if self.operator in ("Gt", "Lt"):
+            if len(self.values) != 1 or not re.fullmatch(r"[+-]?\d+", self.values[0]):
+                return f"{self.key}: {self.operator} needs exactly one integer value"
+            return None
+        for value in self.values:
+            value_error = label_value_error(value)
+            if value_error:
+                return value_error
+        return None
+
+    def matches(self, labels: dict[str, str]) -> bool:
+        """Kubernetes labels.Requirement.Matches (the requirement is assumed valid)."""
+        op = self.operator
+        if op == "In":
+            return self.key in labels and labels[self.key] in self.values
+        if op == "NotIn":
+            return self.key not in labels or labels[self.key] not in self.values
+        if op == "Exists":
+            return self.key in labels
+        if op == "DoesNotExist":
+            return self.key not in labels
+        if self.key not in labels:
+            return False
+        try:
+            have = int(labels[self.key])
+        except ValueError:
+            return False
+        want = int(self.values[0])
+        return have > want if op == "Gt" else have < want
+
+    @classmethod
+    def from_dict(cls, data: Any, path: str) -> Requirement:
+        data = get_map(data, path, optional=False)
+        assert data is not None
+        return cls(
+            key=get_str(data.get("key"), join(path, "key")),
+            operator=get_str(data.get("operator"), join(path, "operator")),
+            values=get_str_list(data.get("values"), join(path, "values")),
+        )
+
+
+def _requirements(data: Any, path: str) -> tuple[Requirement, ...]:
+    items = get_list(data, path) or []
+    return tuple(Requirement.from_dict(item, join(path, i)) for i, item in enumerate(items))
+
+
+@dataclass(frozen=True)
+class LabelSelector:
+    """A metav1.LabelSelector: matchLabels and matchExpressions, ANDed."""
+
+    match_labels: tuple[tuple[str, str], ...] = ()
+    match_expressions: tuple[Requirement, ...] = ()
+
+    def requirements(self) -> tuple[Requirement, ...]:
+        labels = tuple(Requirement(key, "In", (value,)) for key, value in self.match_labels)
+        return labels + self.match_expressions
+
+    def error(self) -> str | None:
+        """Why this selector is invalid (it then matches nothing), or None."""
+        for requirement in self.requirements():
+            problem = requirement.error(LABEL_OPERATORS)
+            if problem:
+                return problem
+        return None
+
+    def mismatch(self, labels: dict[str, str]) -> Reason | None:
+        """The first reason ``labels`` do not match, or None when they do."""
+        problem = self.error()
+        if problem:
+            return Reason("ClusterAffinity", "invalid_label_selector", {"error": problem})
+        for requirement in self.requirements():
+            if requirement.matches(labels):
+                continue
+            if requirement.key in labels:
+                label = f"{requirement.key}={labels[requirement.key]}"
+                return Reason("ClusterAffinity", "label_mismatch", {"label": label, "requirement": str(requirement)})
+            return Reason("ClusterAffinity", "label_missing", {"key": requirement.key, "requirement": str(requirement)})
+        return None
+
+    def matches(self, labels: dict[str, str]) -> bool:
+        return self.mismatch(labels) is None
+
+    @classmethod
+    def from_dict(cls, data: Any, path: str) -> LabelSelector | None:
+        data = get_map(data, path)
+        if data is None:
+            return None
+        labels = get_str_map(data.get("matchLabels"), join(path, "matchLabels"))
+        return cls(
+            match_labels=tuple(sorted(labels.items())),
+            match_expressions=_requirements(data.get("matchExpressions"), join(path, "matchExpressions")),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        if self.match_labels:
+            result["matchLabels"] = dict(self.match_labels)
+        if self.match_expressions:
+            result["matchExpressions"] = [_requirement_dict(r) for r in self.match_expressions]
+        return result
+
+
+def _requirement_dict(requirement: Requirement) -> dict[str, Any]:
+    result: dict[str, Any] = {"key": requirement.key, "operator": requirement.operator}
+    if requirement.values:
+        result["values"] = list(requirement.values)
+    return result
+
+
+@dataclass(frozen=True)
+class FieldSelector:
+    """Karmada's cluster field selector over provider, region and zone."""
+
+    match_expressions: tuple[Requirement, ...] = ()
+
+    @classmethod
+    def from_dict(cls, data: Any, path: str) -> FieldSelector | None:
+        data = get_map(data, path)
+        if data is None:
+            return None
+        return cls(_requirements(data.get("matchExpressions"), join(path, "matchExpressions")))
+
+
+def _zones_match(requirement: Requirement, zones: tuple[str, ...]) -> bool:
+    op = requirement.operator
+    if op == "In":
+        return any(zone in requirement.values for zone in zones)
+    if op == "NotIn":
+        return not any(zone in requirement.values for zone in zones)
+    if op == "Exists":
+        return bool(zones)
+    if op == "DoesNotExist":
+        return not zones
+    return False
+
+
+def field_mismatch(selector: FieldSelector, cluster: ClusterSnapshot) -> Reason | None:
+    """The first reason the cluster's provider/region/zones fail the field selector, or None."""
+    others = []
+    for requirement in selector.match_expressions:
+        if requirement.key != "zone":
+            others.append(requirement)
+            continue
+        if not _zones_match(requirement, cluster.zones):
+            value = "[" + ", ".join(cluster.zones) + "]"
+            return Reason(
+                "ClusterAffinity", "field_mismatch", {"field": "zones", "value": value, "requirement": str(requirement)}
+            )
+    if not others:
+        return None
+    for requirement in others:
+        problem = requirement.error(NODE_OPERATORS)
+        if problem:
+            return Reason("ClusterAffinity", "invalid_field_selector", {"error": problem})
+    fields = {}
+    if cluster.provider:
+        fields["provider"] = cluster.provider
+    if cluster.region:
+        fields["region"] = cluster.region
+    for requirement in others:
+        if not requirement.matches(fields):
+            value = fields.get(requirement.key, "<empty>")
+            return Reason(
+                "ClusterAffinity",
+                "field_mismatch",
+                {"field": requirement.key, "value": value, "requirement": str(requirement)},
+            )
+    return None
+
+
+@dataclass(frozen=True)
+class ClusterAffinity:
+    """Karmada ClusterAffinity: exclude, label selector, field selector, cluster names (all must hold)."""
+
+    label_selector: LabelSelector | None = None
+    field_selector: FieldSelector | None = None
+    cluster_names: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+    def is_empty(self) -> bool:
+        return (
+            self.label_selector is None
+            and self.field_selector is None
+            and not self.cluster_names
+            and not self.exclude
+        )
+
+    def mismatch(self, cluster: ClusterSnapshot) -> Reason | None:
+        """The first reason the cluster does not match, in Karmada's evaluation order, or None."""
+        if cluster.name in self.exclude:
+            return Reason("ClusterAffinity", "excluded")
+        if self.label_selector is not None:
+            reason = self.label_selector.mismatch(cluster.labels)
+            if reason:
+                return reason
+        if self.field_selector is not None:
+            reason = field_mismatch(self.field_selector, cluster)
+            if reason:
+                return reason
+        if self.cluster_names and cluster.name not in self.cluster_names:
+            return Reason("ClusterAffinity", "not_in_cluster_names")
+        return None
+
+    def matches(self, cluster: ClusterSnapshot) -> bool:
+        return self.mismatch(cluster) is None
+
+    @classmethod
+    def from_dict(cls, data: Any, path: str) -> ClusterAffinity:
+        data = get_map(data, path) or {}
+        return cls(
+            label_selector=LabelSelector.from_dict(data.get("labelSelector"), join(path, "labelSelector")),
+            field_selector=FieldSelector.from_dict(data.get("fieldSelector"), join(path, "fieldSelector")),
+            cluster_names=get_str_list(data.get("clusterNames"), join(path, "clusterNames")),
+            exclude=get_str_list(data.get("exclude"), join(path, "exclude")),
+        )
+
+
+@dataclass(frozen=True)
+class NodeSelectorTerm:
+    """One term of a required node affinity: matchExpressions on labels, matchFields on metadata.name."""
+
+    match_expressions: tuple[Requirement, ...] = ()
+    match_fields: tuple[Requirement, ...] = ()
+
+    def matches(self, node_name: str, labels: dict[str, str]) -> bool:
+        """Kubernetes semantics: an empty term matches nothing; invalid requirements match nothing."""
+        if not self.match_expressions and not self.match_fields:
+            return False
+        for requirement in self.match_expressions:
+            if requirement.error(NODE_OPERATORS) or not requirement.matches(labels):
+                return False
+        for requirement in self.match_fields:
+            if requirement.key != "metadata.name" or requirement.operator not in ("In", "NotIn"):
+                return False
+            if not requirement.matches({"metadata.name": node_name}):
+                return False
+        return True
+
+    @classmethod
+    def from_dict(cls, data: Any, path: str) -> NodeSelectorTerm:
+        data = get_map(data, path) or {}
+        return cls(
+            match_expressions=_requirements(data.get("matchExpressions"), join(path, "matchExpressions")),
+            match_fields=_requirements(data.get("matchFields"), join(path, "matchFields")),
+        )
+
+
+def validate_field_selector(selector: FieldSelector | None) -> str | None:
+    """Karmada webhook: keys provider/region/zone and operators In/NotIn only."""
+    if selector is None:
+        return None
+    for requirement in selector.match_expressions:
+        if requirement.key not in FIELD_KEYS:
+            return f'unsupported key "{requirement.key}", must be provider, region, or zone'
+        if requirement.operator not in ("In", "NotIn"):
+            return f'unsupported operator "{requirement.operator}", must be In or NotIn'
+    return None
+
+
+def require(condition: bool, path: str, message: str) -> None:
+    """Raise an InputError at ``path`` unless ``condition`` holds."""
+    if not condition:
+        raise InputError(path, message)
