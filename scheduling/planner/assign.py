@@ -50,7 +50,9 @@ def assign_replicas(
         members = tiers[order]
         share = min(remaining, sum(c.available for c in members))
         if trace is not None:
-            trace.setdefault("tiers", []).append({"tier": order, "clusters": [c.name for c in members], "replicas": share})
+            trace.setdefault("tiers", []).append(
+                {"tier": order, "clusters": [c.name for c in members], "replicas": share}
+            )
         result.extend(assign_to_clusters(members, replace(binding, replicas=share), placement, trace))
         remaining -= share
         if remaining <= 0:
@@ -99,7 +101,11 @@ def static_weights(candidates: list[Candidate], placement: Placement) -> list[tu
     for candidate in candidates:
         weight = 0
         for rule in rs.static_weights:
-            if candidate.cluster is not None and rule.weight > weight and rule.target.matches(candidate.cluster):
+            if (
+                candidate.cluster is not None
+                and rule.weight > weight
+                and rule.target.matches(candidate.cluster)
+            ):
                 weight = rule.weight
         if weight > 0:
             weights.append((candidate.name, weight))

@@ -1,4 +1,4 @@
-"""Divide replicas by weight: Webster/Sainte-Laguë with Karmada's UID-parity tie-break, or largest remainder."""
+"""Divide replicas by weight: Webster with Karmada's UID-parity tie-break, or largest remainder."""
 
 from __future__ import annotations
 

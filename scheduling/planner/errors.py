@@ -8,7 +8,7 @@ SCHEDULER_ERROR = "SchedulerError"
 
 
 class InputError(ValueError):
-    """Malformed planner input; ``path`` names the offending field (e.g. ``spreadConstraints[0].maxGroups``)."""
+    """Malformed planner input; ``path`` names the field, e.g. ``spreadConstraints[0].maxGroups``."""
 
     def __init__(self, path: str, message: str) -> None:
         super().__init__(f"{path}: {message}" if path else message)

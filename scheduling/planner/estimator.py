@@ -34,7 +34,9 @@ def estimate_general(summary: ResourceSummary | None, requirements: ReplicaRequi
             if name not in summary.allocatable:
                 return 0
             available = (
-                summary.allocatable[name] - summary.allocated.get(name, _ZERO) - summary.allocating.get(name, _ZERO)
+                summary.allocatable[name]
+                - summary.allocated.get(name, _ZERO)
+                - summary.allocating.get(name, _ZERO)
             )
             if whole_units(available) <= 0:
                 return 0
@@ -97,7 +99,7 @@ def estimate_nodes(nodes: tuple[Node, ...], requirements: ReplicaRequirements | 
 def estimate_cluster(
     cluster: ClusterSnapshot, requirements: ReplicaRequirements | None, replicas: int
 ) -> tuple[int, dict[str, Any]]:
-    """AllocatableReplicas for a workload: the tighter of the estimators, MaxInt32 replaced by ``replicas``."""
+    """AllocatableReplicas: the tighter of the estimators, MaxInt32 replaced by ``replicas``."""
     general = estimate_general(cluster.resource_summary, requirements)
     detail: dict[str, Any] = {"general": general}
     result = general

@@ -10,7 +10,9 @@ from .taints import first_untolerated
 FILTERS = ("APIEnablement", "TaintToleration", "ClusterAffinity", "SpreadConstraint", "ClusterEviction")
 
 
-def filter_api_enablement(cluster: ClusterSnapshot, binding: Binding, previous: frozenset[str]) -> Reason | None:
+def filter_api_enablement(
+    cluster: ClusterSnapshot, binding: Binding, previous: frozenset[str]
+) -> Reason | None:
     """The template's group/version and kind are enabled, or the cluster already holds the workload."""
     if cluster.name in previous or cluster.api_enablements is None:
         return None
@@ -30,7 +32,9 @@ def filter_taints(cluster: ClusterSnapshot, placement: Placement, previous: froz
     return Reason("TaintToleration", "taint_not_tolerated", {"taint": str(taint)})
 
 
-def filter_affinity(cluster: ClusterSnapshot, placement: Placement, binding: Binding, observed: str) -> Reason | None:
+def filter_affinity(
+    cluster: ClusterSnapshot, placement: Placement, binding: Binding, observed: str
+) -> Reason | None:
     """ClusterAffinity, or the observed clusterAffinities term (plus its overflow groups for workloads)."""
     if placement.cluster_affinity is not None:
         return placement.cluster_affinity.mismatch(cluster)

@@ -94,7 +94,12 @@ class Reason:
         return REASONS[self.code].format(**self.params)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"filter": self.filter, "code": self.code, "params": dict(self.params), "message": self.message}
+        return {
+            "filter": self.filter,
+            "code": self.code,
+            "params": dict(self.params),
+            "message": self.message,
+        }
 
 
 def error_message(code: str, **params: Any) -> str:
@@ -146,7 +151,9 @@ def describe(explanation: dict[str, Any]) -> list[str]:
         if outcome == "not_selected":
             lines.append(SENTENCES["not_selected"].format(cluster=name, why=SENTENCES["not_selected_spread"]))
         elif outcome == "assigned":
-            lines.append(SENTENCES["assigned"].format(cluster=name, replicas=cluster["replicas"], detail=detail))
+            lines.append(
+                SENTENCES["assigned"].format(cluster=name, replicas=cluster["replicas"], detail=detail)
+            )
         else:
             lines.append(SENTENCES["selected_zero"].format(cluster=name, detail=detail))
     for division in explanation.get("divisions", []):

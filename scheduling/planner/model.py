@@ -94,7 +94,7 @@ class ClusterSnapshot:
         extra = UNREACHABLE_TAINT if self.ready == "Unknown" else NOT_READY_TAINT
         if extra in self.taints:
             return self.taints
-        return self.taints + (extra,)
+        return (*self.taints, extra)
 
 
 @dataclass(frozen=True)

@@ -88,7 +88,9 @@ class NodeClaim:
         """Both claims at once: selectors and tolerations combined, affinity kept."""
         if other is None:
             return self
-        affinity = self.hard_node_affinity if self.hard_node_affinity is not None else other.hard_node_affinity
+        affinity = (
+            self.hard_node_affinity if self.hard_node_affinity is not None else other.hard_node_affinity
+        )
         return NodeClaim(
             node_selector=self.node_selector + other.node_selector,
             tolerations=self.tolerations + other.tolerations,
@@ -105,7 +107,9 @@ class NodeClaim:
         if affinity is not None:
             terms_path = join(join(path, "hardNodeAffinity"), "nodeSelectorTerms")
             items = get_list(affinity.get("nodeSelectorTerms"), terms_path) or []
-            terms = tuple(NodeSelectorTerm.from_dict(item, join(terms_path, i)) for i, item in enumerate(items))
+            terms = tuple(
+                NodeSelectorTerm.from_dict(item, join(terms_path, i)) for i, item in enumerate(items)
+            )
         selector = get_str_map(data.get("nodeSelector"), join(path, "nodeSelector"))
         return cls(
             node_selector=tuple(sorted(selector.items())),
@@ -162,7 +166,7 @@ class Placement:
     def from_dict(
         cls, data: Any, division_method: str = WEBSTER, path: str = "", *, defaults: bool = True
     ) -> Placement:
-        """Parse a Karmada placement dict, applying CRD and webhook defaults (spec §1.1–1.2).
+        """Parse a Karmada placement dict, applying CRD and webhook defaults (spec §1.1-1.2).
 
         ``defaults=False`` keeps the dict as written, as Karmada's unit-level functions see it.
         """
@@ -176,14 +180,18 @@ class Placement:
         return cls(
             cluster_affinity=affinity,
             cluster_affinities=_parse_terms(data.get("clusterAffinities"), join(path, "clusterAffinities")),
-            cluster_tolerations=parse_tolerations(data.get("clusterTolerations"), join(path, "clusterTolerations")),
+            cluster_tolerations=parse_tolerations(
+                data.get("clusterTolerations"), join(path, "clusterTolerations")
+            ),
             spread_constraints=_parse_spread(
                 data.get("spreadConstraints"), join(path, "spreadConstraints"), defaults
             ),
             replica_scheduling=_parse_replica_scheduling(
                 data.get("replicaScheduling"), join(path, "replicaScheduling"), defaults
             ),
-            node_claim=NodeClaim.from_dict(resource.get("nodeClaim"), join(join(path, "resource"), "nodeClaim")),
+            node_claim=NodeClaim.from_dict(
+                resource.get("nodeClaim"), join(join(path, "resource"), "nodeClaim")
+            ),
             division_method=division_method,
         )
 
@@ -202,7 +210,9 @@ def _parse_terms(data: Any, path: str) -> tuple[AffinityTerm, ...] | None:
             overflow_path = join(item_path, "overflowAffinities")
             overflow = tuple(
                 OverflowAffinity(
-                    name=get_str((get_map(o, join(overflow_path, j)) or {}).get("affinityName"), join(overflow_path, j)),
+                    name=get_str(
+                        (get_map(o, join(overflow_path, j)) or {}).get("affinityName"), join(overflow_path, j)
+                    ),
                     affinity=ClusterAffinity.from_dict(o, join(overflow_path, j)),
                 )
                 for j, o in enumerate(overflow_items)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Sequence
+from typing import Any
 
 from .assign import assign_replicas
 from .errors import NO_CLUSTER_FIT, FitError, ScheduleFailure
@@ -47,7 +48,9 @@ def effective_binding(placement: Placement, binding: Binding) -> Binding:
 
 def _fit_error(total: int, first_reasons: list[str]) -> FitError:
     if total == 0 or not first_reasons:
-        return FitError(error_message("no_cluster_fit", total=total, reasons=error_message("no_cluster_exists")))
+        return FitError(
+            error_message("no_cluster_fit", total=total, reasons=error_message("no_cluster_exists"))
+        )
     histogram: dict[str, int] = {}
     for message in first_reasons:
         histogram[message] = histogram.get(message, 0) + 1
@@ -216,9 +219,9 @@ def _explanation(
         "selection": trace.get("selection", {}),
         "divisions": trace.get("divisions", []),
         "error": None if error is None else error.as_dict(),
-        "result_kept": None if kept is None or error is None or error.reason == NO_CLUSTER_FIT else [
-            t.as_dict() for t in kept
-        ],
+        "result_kept": None
+        if kept is None or error is None or error.reason == NO_CLUSTER_FIT
+        else [t.as_dict() for t in kept],
     }
     for key in ("phase", "tiers", "aggregated_prefix"):
         if key in trace:

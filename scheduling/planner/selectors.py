@@ -138,8 +138,12 @@ class LabelSelector:
                 continue
             if requirement.key in labels:
                 label = f"{requirement.key}={labels[requirement.key]}"
-                return Reason("ClusterAffinity", "label_mismatch", {"label": label, "requirement": str(requirement)})
-            return Reason("ClusterAffinity", "label_missing", {"key": requirement.key, "requirement": str(requirement)})
+                return Reason(
+                    "ClusterAffinity", "label_mismatch", {"label": label, "requirement": str(requirement)}
+                )
+            return Reason(
+                "ClusterAffinity", "label_missing", {"key": requirement.key, "requirement": str(requirement)}
+            )
         return None
 
     def matches(self, labels: dict[str, str]) -> bool:
@@ -209,7 +213,9 @@ def field_mismatch(selector: FieldSelector, cluster: ClusterSnapshot) -> Reason 
         if not _zones_match(requirement, cluster.zones):
             value = "[" + ", ".join(cluster.zones) + "]"
             return Reason(
-                "ClusterAffinity", "field_mismatch", {"field": "zones", "value": value, "requirement": str(requirement)}
+                "ClusterAffinity",
+                "field_mismatch",
+                {"field": "zones", "value": value, "requirement": str(requirement)},
             )
     if not others:
         return None

@@ -147,7 +147,9 @@ def group_score(clusters: list[Candidate], replicas: int, placement: Placement, 
     return target * WEIGHT_UNIT + total_score // taken
 
 
-def group_regions(candidates: list[Candidate], placement: Placement, replicas: int, min_groups: int) -> list[Region]:
+def group_regions(
+    candidates: list[Candidate], placement: Placement, replicas: int, min_groups: int
+) -> list[Region]:
     """Candidates with a region, grouped by it (candidate order kept), each region scored."""
     by_name: dict[str, list[Candidate]] = {}
     for candidate in candidates:

@@ -89,7 +89,9 @@ def parse_taints(data: Any, path: str) -> tuple[Taint, ...]:
 
 def parse_tolerations(data: Any, path: str) -> tuple[Toleration, ...]:
     """A list of tolerations."""
-    return tuple(Toleration.from_dict(item, join(path, i)) for i, item in enumerate(get_list(data, path) or []))
+    return tuple(
+        Toleration.from_dict(item, join(path, i)) for i, item in enumerate(get_list(data, path) or [])
+    )
 
 
 def first_untolerated(taints: tuple[Taint, ...], tolerations: tuple[Toleration, ...]) -> Taint | None:

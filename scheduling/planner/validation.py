@@ -50,17 +50,24 @@ def validate_placement(data: Any) -> list[tuple[str, str]]:
         if problem:
             problems.append((f"{path}.affinityName", problem))
         if term.name in seen:
-            problems.append((f"{path}.affinityName", "each affinity term in a policy must have a unique name"))
+            problems.append(
+                (f"{path}.affinityName", "each affinity term in a policy must have a unique name")
+            )
         seen.add(term.name)
         problems += _affinity_problems(term.affinity, path)
         if term.overflow is None:
             continue
         if not _overflow_allowed(placement):
             problems.append(
-                (f"{path}.overflowAffinities", "can only be used together with dynamic weight or aggregated scheduling")
+                (
+                    f"{path}.overflowAffinities",
+                    "can only be used together with dynamic weight or aggregated scheduling",
+                )
             )
         if term.affinity.is_empty():
-            problems.append((f"{path}.overflowAffinities", "can only be used together with the inline ClusterAffinity"))
+            problems.append(
+                (f"{path}.overflowAffinities", "can only be used together with the inline ClusterAffinity")
+            )
         names = {term.name}
         for j, overflow in enumerate(term.overflow):
             overflow_path = f"{path}.overflowAffinities[{j}]"
@@ -90,7 +97,10 @@ def validate_placement(data: Any) -> list[tuple[str, str]]:
         if constraint.spread_by_field:
             if constraint.spread_by_field in fields:
                 problems.append(
-                    (f"{path}.spreadByField", f"multiple {constraint.spread_by_field} spread constraints are not allowed")
+                    (
+                        f"{path}.spreadByField",
+                        f"multiple {constraint.spread_by_field} spread constraints are not allowed",
+                    )
                 )
             fields.add(constraint.spread_by_field)
     if fields and "cluster" not in fields:

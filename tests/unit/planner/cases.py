@@ -14,7 +14,6 @@ from scheduling.planner.errors import ScheduleFailure
 from scheduling.planner.estimator import estimate_general
 from scheduling.planner.filters import filter_affinity, filter_taints
 from scheduling.planner.model import TargetCluster
-from scheduling.planner.placement import SpreadConstraint
 from scheduling.planner.selectors import ClusterAffinity
 from scheduling.planner.spread import (
     Candidate,
@@ -167,7 +166,9 @@ def _run(case: dict[str, Any]) -> dict[str, Any]:
         placement = _placement(case)
         min_groups = case["policy"].get("minGroups", 0)
         scores = {
-            group["name"]: group_score(candidates(case, group["clusters"]), case["replicas"], placement, min_groups)
+            group["name"]: group_score(
+                candidates(case, group["clusters"]), case["replicas"], placement, min_groups
+            )
             for group in case["groups"]
         }
         return {"group1Wins": scores["group1"] >= scores["group2"], "scores": scores}
@@ -176,7 +177,9 @@ def _run(case: dict[str, Any]) -> dict[str, Any]:
         return {"matches": affinity.matches(snapshot(case["clusters"][0]))}
     if level == "ClusterAffinity.Filter":
         bind = binding(case)
-        reason = filter_affinity(snapshot(case["clusters"][0]), _placement(case), bind, bind.observed_affinity)
+        reason = filter_affinity(
+            snapshot(case["clusters"][0]), _placement(case), bind, bind.observed_affinity
+        )
         return {"matches": reason is None}
     if level == "TaintToleration.Filter":
         bind = binding(case)
@@ -184,7 +187,9 @@ def _run(case: dict[str, Any]) -> dict[str, Any]:
         return {"matches": filter_taints(snapshot(case["clusters"][0]), _placement(case), names) is None}
     if level == "GeneralEstimator.maxAvailableReplicas":
         requests = case["policy"].get("replicaRequirements")
-        requirements = None if requests is None else ReplicaRequirements(resource_request=_resources(requests))
+        requirements = (
+            None if requests is None else ReplicaRequirements(resource_request=_resources(requests))
+        )
         result = {}
         for data in case["clusters"]:
             raw = data.get("resourceSummary")
