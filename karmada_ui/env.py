@@ -81,3 +81,50 @@ def local_secret(path: Path, nbytes: int = 48) -> str:
     with os.fdopen(fd, "w") as handle:
         handle.write(value)
     return value
+
+
+DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def env_duration(name: str, default: str) -> int:
+    """Whole seconds from a Prometheus-style duration such as 30s, 5m, 1h30m, or a bare number of seconds."""
+    raw = os.environ.get(name)
+    text = (default if raw is None or raw.strip() == "" else raw).strip()
+    if text.isdigit():
+        return int(text)
+    total, number = 0, ""
+    for char in text:
+        if char.isdigit():
+            number += char
+        elif char in DURATION_UNITS and number:
+            total += int(number) * DURATION_UNITS[char]
+            number = ""
+        else:
+            raise ImproperlyConfigured(f"{name}={text!r}: expected a duration such as 30s, 5m or 1h30m")
+    if number:
+        raise ImproperlyConfigured(f"{name}={text!r}: expected a duration such as 30s, 5m or 1h30m")
+    return total
+
+
+def email_url_parts(name: str, url: str) -> tuple[str, int, str, str, bool, bool]:
+    """Split smtp://user:password@host:port?tls=1 (smtps:// for implicit TLS) into e-mail settings."""
+    from urllib.parse import parse_qs, unquote, urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("smtp", "smtps") or not parts.hostname:
+        raise ImproperlyConfigured(f"{name}: expected smtp://user:password@host:port or smtps://…")
+    query = {key: values[-1].lower() for key, values in parse_qs(parts.query).items()}
+    use_ssl = parts.scheme == "smtps" or query.get("ssl") in TRUE_WORDS
+    use_tls = not use_ssl and query.get("tls") in TRUE_WORDS
+    try:
+        port = parts.port or (465 if use_ssl else 587 if use_tls else 25)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name}: the port is not a number") from exc
+    return (
+        parts.hostname,
+        port,
+        unquote(parts.username or ""),
+        unquote(parts.password or ""),
+        use_tls,
+        use_ssl,
+    )

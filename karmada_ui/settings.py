@@ -9,7 +9,16 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
-from karmada_ui.env import env_bool, env_float, env_int, env_list, env_str, local_secret
+from karmada_ui.env import (
+    email_url_parts,
+    env_bool,
+    env_duration,
+    env_float,
+    env_int,
+    env_list,
+    env_str,
+    local_secret,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("KARMADA_UI_VAR_DIR", str(BASE_DIR / "var")))
@@ -42,6 +51,7 @@ INSTALLED_APPS = [
     "karmada_ui",
     "clusters",
     "scheduling",
+    "observability",
 ]
 
 MIDDLEWARE = [
@@ -181,6 +191,37 @@ KARMADA_UI_ENCRYPTION_KEY = env_str("KARMADA_UI_ENCRYPTION_KEY")
 
 # /metrics: open, or protected by a bearer token when METRICS_TOKEN is set.
 METRICS_TOKEN = env_str("METRICS_TOKEN")
+
+# Built-in alerting (see observability/): how often the rules are evaluated and their tunables.
+ALERT_EVALUATION_INTERVAL = env_float("ALERT_EVALUATION_INTERVAL", 5.0, minimum=1.0)
+ALERT_CLUSTER_UNHEALTHY_FOR = env_duration("ALERT_CLUSTER_UNHEALTHY_FOR", "5m")
+ALERT_CLUSTER_CPU_THRESHOLD = env_float("ALERT_CLUSTER_CPU_THRESHOLD", 80.0, minimum=0.0)
+ALERT_CLUSTER_CPU_FOR = env_duration("ALERT_CLUSTER_CPU_FOR", "10m")
+ALERT_WEBHOOK_TIMEOUT = env_float("ALERT_WEBHOOK_TIMEOUT", 5.0, minimum=0.1)
+ALERT_EXTERNAL_URL = env_str("ALERT_EXTERNAL_URL", "http://127.0.0.1:8000")
+
+# E-mail for alert notifications: EMAIL_URL (smtp://user:password@host:587?tls=1) or EMAIL_HOST and
+# friends; with neither, messages are written to the worker's log.
+EMAIL_URL = env_str("EMAIL_URL")
+if EMAIL_URL:
+    EMAIL_HOST, EMAIL_PORT, EMAIL_HOST_USER, EMAIL_HOST_PASSWORD, EMAIL_USE_TLS, EMAIL_USE_SSL = (
+        email_url_parts("EMAIL_URL", EMAIL_URL)
+    )
+else:
+    EMAIL_HOST = env_str("EMAIL_HOST")
+    EMAIL_PORT = env_int("EMAIL_PORT", 25, minimum=1)
+    EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
+    EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
+    EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+    EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+EMAIL_BACKEND = env_str(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.smtp.EmailBackend"
+    if EMAIL_HOST
+    else "django.core.mail.backends.console.EmailBackend",
+)
+EMAIL_TIMEOUT = env_float("EMAIL_TIMEOUT", 10.0, minimum=0.1)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "karmada-ui@localhost")
 
 LOGGING = {
     "version": 1,

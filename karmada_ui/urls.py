@@ -14,6 +14,7 @@ api_v1 = [
     path("auth/token/", obtain_auth_token, name="api-token"),
     path("", include("clusters.api_urls")),
     path("", include("scheduling.api_urls")),
+    path("", include("observability.api_urls")),
 ]
 
 urlpatterns = [
@@ -28,4 +29,5 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("clusters/", include("clusters.urls")),
     path("", include("scheduling.urls")),
+    path("", include("observability.urls")),
 ]

@@ -1,0 +1,1 @@
+"""Observability: Prometheus metrics, alert rules and their export, built-in alerting, the network check."""

@@ -1,0 +1,7 @@
+"""App configuration for observability."""
+
+from django.apps import AppConfig
+
+
+class ObservabilityConfig(AppConfig):
+    name = "observability"

@@ -1,0 +1,18 @@
+"""`manage.py export_rules`: print the alert rules as a Prometheus rules file or a PrometheusRule."""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand
+
+from observability.export import FORMATS, PROMETHEUS, export_yaml
+
+
+class Command(BaseCommand):
+    help = "Print the alert rules as a Prometheus rules file (default) or a PrometheusRule manifest."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--format", choices=FORMATS, default=PROMETHEUS)
+        parser.add_argument("--namespace", default="", help="metadata.namespace of the PrometheusRule")
+
+    def handle(self, *args, format: str, namespace: str, **options):
+        self.stdout.write(export_yaml(format, namespace), ending="")

@@ -1,0 +1,138 @@
+"""The alert rules, defined once: the export and the built-in evaluator are both generated from them."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+
+from observability.expr import Arithmetic, Compare, Expr, Increase, Metric, SumBy, format_duration
+
+WINDOW = 600  # counters are judged over the last 10 minutes
+
+
+@dataclass(frozen=True)
+class Rule:
+    alert: str
+    group: str
+    expr: Expr
+    for_seconds: int
+    severity: str
+    summary: str
+    description: str
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return {"severity": self.severity}
+
+    @property
+    def annotations(self) -> dict[str, str]:
+        return {"summary": self.summary, "description": self.description}
+
+    def as_prometheus(self) -> dict[str, Any]:
+        """The rule as an entry of a Prometheus rule group; `for` is left out when it is zero."""
+        entry: dict[str, Any] = {"alert": self.alert, "expr": self.expr.promql()}
+        if self.for_seconds:
+            entry["for"] = format_duration(self.for_seconds)
+        entry["labels"] = self.labels
+        entry["annotations"] = self.annotations
+        return entry
+
+
+def alert_rules() -> list[Rule]:
+    """The rules with today's settings (thresholds and `for` durations come from the environment)."""
+    cpu_threshold = settings.ALERT_CLUSTER_CPU_THRESHOLD
+    return [
+        Rule(
+            alert="ClusterUnhealthy",
+            group="karmada-ui.clusters",
+            expr=Compare(Metric("cluster_ready_state"), "==", 0),
+            for_seconds=settings.ALERT_CLUSTER_UNHEALTHY_FOR,
+            severity="critical",
+            summary="Cluster {{ $labels.member_cluster }} is not Ready",
+            description=(
+                "Member cluster {{ $labels.member_cluster }} has not been Ready (cluster_ready_state == 0). "
+                "New workloads are not scheduled to it while it carries the not-ready taint."
+            ),
+        ),
+        Rule(
+            alert="ClusterCPUHigh",
+            group="karmada-ui.clusters",
+            expr=Compare(
+                Arithmetic(
+                    Arithmetic(
+                        Metric("cluster_cpu_allocated_number"), "/", Metric("cluster_cpu_allocatable_number")
+                    ),
+                    "*",
+                    100,
+                ),
+                ">",
+                cpu_threshold,
+            ),
+            for_seconds=settings.ALERT_CLUSTER_CPU_FOR,
+            severity="warning",
+            summary="Cluster {{ $labels.member_cluster }} has {{ $value }}% of its CPU allocated",
+            description=(
+                f"CPU requested by pods on {{{{ $labels.member_cluster }}}} is above {cpu_threshold:g}% of "
+                "what its nodes can allocate; new replicas may not fit."
+            ),
+        ),
+        Rule(
+            alert="WorksFailingToApply",
+            group="karmada-ui.propagation",
+            expr=Compare(
+                SumBy(
+                    Increase("work_sync_workload_duration_seconds_count", WINDOW, {"result": "error"}),
+                    ("member_cluster",),
+                ),
+                ">",
+                0,
+            ),
+            for_seconds=300,
+            severity="warning",
+            summary="Works keep failing to apply on {{ $labels.member_cluster }}",
+            description=(
+                "{{ $value }} applies of works to member cluster {{ $labels.member_cluster }} failed "
+                "in the last 10 minutes."
+            ),
+        ),
+        Rule(
+            alert="SchedulingFailures",
+            group="karmada-ui.scheduling",
+            expr=Compare(
+                SumBy(
+                    Increase("karmada_scheduler_schedule_attempts_total", WINDOW, {"result": "error"}),
+                    ("schedule_type",),
+                ),
+                ">",
+                0,
+            ),
+            for_seconds=300,
+            severity="warning",
+            summary="Bindings fail to schedule ({{ $labels.schedule_type }})",
+            description=(
+                "{{ $value }} scheduling attempts ({{ $labels.schedule_type }}) failed"
+                " in the last 10 minutes."
+            ),
+        ),
+    ]
+
+
+def rule_named(alert: str) -> Rule | None:
+    return next((rule for rule in alert_rules() if rule.alert == alert), None)
+
+
+TEMPLATE_FIELD = re.compile(r"\{\{\s*(\$labels\.([A-Za-z_][A-Za-z0-9_]*)|\$value)\s*\}\}")
+
+
+def render(template: str, labels: dict[str, str], value: float) -> str:
+    """Fill an annotation's `{{ $labels.x }}` and `{{ $value }}` (rounded to 4 significant digits)."""
+
+    def field(match: re.Match) -> str:
+        if match.group(2):
+            return labels.get(match.group(2), "")
+        return f"{value:.4g}"
+
+    return TEMPLATE_FIELD.sub(field, template)
