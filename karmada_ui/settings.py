@@ -187,7 +187,14 @@ HEALTH_PROBE_INTERVAL = env_float("HEALTH_PROBE_INTERVAL", 10.0, minimum=0.5)
 HEALTH_CALL_TIMEOUT = env_float("HEALTH_CALL_TIMEOUT", 3.0, minimum=0.1)
 
 # Cluster credentials are encrypted at rest with this key (see clusters/credentials).
+# Several comma-separated keys rotate: the first encrypts, every one decrypts.
 KARMADA_UI_ENCRYPTION_KEY = env_str("KARMADA_UI_ENCRYPTION_KEY")
+if not KARMADA_UI_ENCRYPTION_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "KARMADA_UI_ENCRYPTION_KEY (or KARMADA_UI_ENCRYPTION_KEY_FILE) is required when DJANGO_DEBUG=0"
+        )
+    KARMADA_UI_ENCRYPTION_KEY = local_secret(VAR_DIR / "encryption_key")
 
 # /metrics: open, or protected by a bearer token when METRICS_TOKEN is set.
 METRICS_TOKEN = env_str("METRICS_TOKEN")

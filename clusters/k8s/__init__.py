@@ -1,0 +1,68 @@
+"""The only door to the Kubernetes API: connections, clients, reads and errors as our own types."""
+
+from clusters.k8s.client import api_client
+from clusters.k8s.connection import ClusterConnection, contexts, current_context, from_kubeconfig
+from clusters.k8s.errors import (
+    AlreadyExists,
+    ClusterUnreachable,
+    Conflict,
+    Forbidden,
+    Invalid,
+    InvalidKubeconfig,
+    KubeError,
+    NotFound,
+    ServerError,
+    Unauthorized,
+)
+from clusters.k8s.reads import (
+    get_version,
+    list_api_enablements,
+    list_node_metrics,
+    list_nodes,
+    list_pods,
+    list_service_cidrs,
+    probe_health,
+)
+from clusters.k8s.types import (
+    APIDiscovery,
+    APIEnablement,
+    HealthProbe,
+    NodeInfo,
+    NodeMetric,
+    PodInfo,
+    Resources,
+    VersionInfo,
+)
+
+__all__ = [
+    "APIDiscovery",
+    "APIEnablement",
+    "AlreadyExists",
+    "ClusterConnection",
+    "ClusterUnreachable",
+    "Conflict",
+    "Forbidden",
+    "HealthProbe",
+    "Invalid",
+    "InvalidKubeconfig",
+    "KubeError",
+    "NodeInfo",
+    "NodeMetric",
+    "NotFound",
+    "PodInfo",
+    "Resources",
+    "ServerError",
+    "Unauthorized",
+    "VersionInfo",
+    "api_client",
+    "contexts",
+    "current_context",
+    "from_kubeconfig",
+    "get_version",
+    "list_api_enablements",
+    "list_node_metrics",
+    "list_nodes",
+    "list_pods",
+    "list_service_cidrs",
+    "probe_health",
+]
