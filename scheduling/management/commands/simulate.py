@@ -1,0 +1,155 @@
+"""``manage.py simulate``: what-if scheduling of Karmada YAML, with no database."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+from django.core.management.base import BaseCommand
+
+from scheduling.karmada_yaml import (
+    DocumentError,
+    Inputs,
+    binding_for,
+    load_documents,
+    match_policy,
+    read_inputs,
+)
+from scheduling.planner import Plan, describe, plan
+
+EXIT_SCHEDULED = 0
+EXIT_INVALID = 2
+EXIT_UNSCHEDULABLE = 3
+
+
+class Command(BaseCommand):
+    help = (
+        "Schedule one workload over Karmada Cluster objects under its (Cluster)PropagationPolicy, "
+        "as Karmada would, and print the plan. Exit 0 scheduled, 3 unschedulable, 2 invalid input."
+    )
+    requires_system_checks: list[str] = []
+    requires_migrations_checks = False
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "-f",
+            "--filename",
+            action="append",
+            required=True,
+            dest="files",
+            help="YAML with Clusters, policies, one workload and optionally its ResourceBinding (- = stdin)",
+        )
+        parser.add_argument(
+            "--reschedule",
+            action="store_true",
+            help="fresh mode, as after a WorkloadRebalancer: ignore the previous division",
+        )
+        parser.add_argument("-o", "--output", choices=("json", "yaml", "table"), default="json")
+
+    def handle(self, *args, **options):
+        try:
+            inputs = self._read(options["files"])
+            policy = match_policy(inputs.policies, inputs.workload)
+            if policy is None:
+                workload = inputs.workload
+                raise DocumentError(
+                    workload.document.location,
+                    "",
+                    "no PropagationPolicy or ClusterPropagationPolicy matches "
+                    f"{workload.kind} {workload.key}",
+                )
+        except DocumentError as exc:
+            self.stderr.write(f"error: {exc}")
+            sys.exit(EXIT_INVALID)
+        binding = binding_for(inputs.workload, inputs.previous, options["reschedule"])
+        result = plan(inputs.clusters, policy.placement, binding)
+        report = build_report(inputs, policy, result)
+        self.stdout.write(render(report, options["output"]))
+        if result.error is not None:
+            sys.exit(EXIT_UNSCHEDULABLE)
+
+    def _read(self, files: list[str]) -> Inputs:
+        documents = []
+        for name in files:
+            if name == "-":
+                text, source = sys.stdin.read(), "<stdin>"
+            else:
+                path = Path(name)
+                try:
+                    text = path.read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError) as exc:
+                    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+                    raise DocumentError(name, "", f"cannot be read: {reason}") from None
+                source = path.name
+            documents.extend(load_documents(source, text))
+        return read_inputs(documents)
+
+
+def build_report(inputs: Inputs, policy: Any, result: Plan) -> dict[str, Any]:
+    """The simulate output: workload, policy, strategy, clusters by name, error and the explanation."""
+    workload = inputs.workload
+    is_workload = result.explanation["workload"]["is_workload"]
+    clusters = sorted(
+        (target.as_dict() for target in result.clusters if target.replicas > 0 or not is_workload),
+        key=lambda entry: entry["name"],
+    )
+    return {
+        "workload": {
+            "apiVersion": workload.api_version,
+            "kind": workload.kind,
+            "name": workload.key,
+            "replicas": workload.replicas,
+        },
+        "policy": {"kind": policy.kind, "name": policy.key},
+        "strategy": result.strategy,
+        "clusters": clusters,
+        "observedAffinity": result.observed_affinity or None,
+        "error": None if result.error is None else result.error.as_dict(),
+        "explain": result.explanation,
+    }
+
+
+def render(report: dict[str, Any], output: str) -> str:
+    """JSON, YAML or a table with the reasons."""
+    if output == "json":
+        return json.dumps(report, indent=2)
+    if output == "yaml":
+        return yaml.safe_dump(report, sort_keys=False).rstrip("\n")
+    return render_table(report)
+
+
+def render_table(report: dict[str, Any]) -> str:
+    workload = report["workload"]
+    explain = report["explain"]
+    lines = [
+        f"Workload  {workload['kind']} {workload['name']} ({workload['replicas']} replicas)",
+        f"Policy    {report['policy']['kind']} {report['policy']['name']}",
+        f"Strategy  {report['strategy']} ({explain['mode']} mode, {explain['division_method']})",
+        "",
+    ]
+    placed = {entry["name"]: entry["replicas"] for entry in report["clusters"]}
+    header = ("CLUSTER", "REPLICAS", "WEIGHT", "ALLOCATABLE", "OUTCOME", "REASON")
+    rows = [header]
+    for cluster in explain["clusters"]:
+        reasons = "; ".join(reason["message"] for reason in cluster["reasons"])
+        rows.append(
+            (
+                cluster["name"],
+                str(placed[cluster["name"]]) if cluster["name"] in placed else "-",
+                "-" if cluster.get("weight") is None else str(cluster["weight"]),
+                "-" if cluster.get("allocatable") is None else str(cluster["allocatable"]),
+                cluster["outcome"],
+                reasons,
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header) - 1)]
+    for row in rows:
+        lines.append("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:-1])) + "  " + row[-1])
+    sentences = [line for line in describe(explain) if line.startswith(("Replica", "Not scheduled", "The "))]
+    if sentences:
+        lines.append("")
+        lines.extend(sentences)
+    return "\n".join(line.rstrip() for line in lines)

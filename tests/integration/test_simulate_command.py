@@ -1,0 +1,323 @@
+"""``manage.py simulate``: the public Schedule/AssignReplicas cases as YAML, outputs and exit codes."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from django.core.management import call_command
+
+from tests.unit.planner.cases import load_cases
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+YAML_CASES = [case for case in load_cases() if case["level"] in ("Schedule", "AssignReplicas")]
+
+
+def simulate(*args: str, stdin: str = "") -> tuple[int, str, str]:
+    """Run the command in-process; returns (exit code, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    old_stdin = sys.stdin
+    sys.stdin = io.StringIO(stdin)
+    try:
+        call_command("simulate", *args, stdout=out, stderr=err)
+        code = 0
+    except SystemExit as exc:
+        code = exc.code
+    finally:
+        sys.stdin = old_stdin
+    return code, out.getvalue(), err.getvalue()
+
+
+def case_documents(case: dict) -> tuple[list[dict], bool]:
+    """A case as Karmada YAML documents: clusters, a PropagationPolicy, a Deployment, maybe a binding."""
+    documents = []
+    for data in case["clusters"]:
+        cluster = {
+            "apiVersion": "cluster.karmada.io/v1alpha1",
+            "kind": "Cluster",
+            "metadata": {"name": data["name"], "labels": data.get("labels") or {}},
+            "spec": {
+                key: data[key]
+                for key in ("provider", "region", "zones", "taints")
+                if data.get(key) is not None
+            },
+        }
+        if "allocatable" in data:
+            cluster["status"] = {"resourceSummary": {"allocatable": {"pods": str(data["allocatable"])}}}
+        documents.append(cluster)
+    documents.append(
+        {
+            "apiVersion": "policy.karmada.io/v1alpha1",
+            "kind": "PropagationPolicy",
+            "metadata": {"name": "case-policy", "namespace": "default"},
+            "spec": {
+                "resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "app"}],
+                "placement": case["policy"],
+            },
+        }
+    )
+    documents.append(
+        {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": "app", "namespace": "default", "uid": case.get("uid", "")},
+            "spec": {"replicas": case["replicas"], "template": {"spec": {"containers": [{"name": "app"}]}}},
+        }
+    )
+    if case.get("previous") or case.get("observedAffinity"):
+        documents.append(
+            {
+                "apiVersion": "work.karmada.io/v1alpha2",
+                "kind": "ResourceBinding",
+                "metadata": {"name": "app-deployment", "namespace": "default"},
+                "spec": {
+                    "resource": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "app"},
+                    "clusters": [{"name": n, "replicas": r} for n, r in (case.get("previous") or {}).items()],
+                },
+                "status": {"schedulerObservedAffinityName": case.get("observedAffinity", "")},
+            }
+        )
+    return documents, bool(case.get("reschedule"))
+
+
+@pytest.mark.parametrize("case", YAML_CASES, ids=[case["id"] for case in YAML_CASES])
+def test_public_case_through_simulate_gives_karmadas_answer(case, tmp_path):
+    documents, reschedule = case_documents(case)
+    path = tmp_path / f"{case['id']}.yaml"
+    path.write_text(yaml.safe_dump_all(documents))
+    args = ["-f", str(path)] + (["--reschedule"] if reschedule else [])
+    code, out, err = simulate(*args)
+    report = json.loads(out)
+    expect = case["expect"]
+    if "error" in expect:
+        assert code == 3, err
+        assert report["error"]["message"].startswith(expect["error"])
+    else:
+        assert code == 0, report["error"]
+        expected = [{"name": name, "replicas": count} for name, count in sorted(expect.items())]
+        assert report["clusters"] == expected
+
+
+def test_seed_split_gives_eight_to_three_and_shows_the_contested_replica():
+    code, out, _ = simulate("-f", str(EXAMPLES / "clusters.yaml"), "-f", str(EXAMPLES / "weighted-7-3.yaml"))
+    report = json.loads(out)
+    assert code == 0
+    assert report["workload"] == {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "name": "default/nginx",
+        "replicas": 11,
+    }
+    assert report["policy"] == {"kind": "PropagationPolicy", "name": "default/nginx-7-3"}
+    assert report["strategy"] == "StaticWeight"
+    assert report["clusters"] == [{"name": "beijing", "replicas": 8}, {"name": "shanghai", "replicas": 3}]
+    assert report["error"] is None
+    seats = report["explain"]["divisions"][0]["seats"]
+    assert (
+        seats[0]["replica"] == 11 and seats[0]["cluster"] == "beijing" and seats[0]["runner_up"] == "shanghai"
+    )
+    guangzhou = next(c for c in report["explain"]["clusters"] if c["name"] == "guangzhou")
+    assert guangzhou["outcome"] == "excluded"
+    assert guangzhou["reasons"][0]["message"] == "not in clusterNames"
+
+
+def test_yaml_and_table_outputs_carry_the_same_plan():
+    files = ["-f", str(EXAMPLES / "clusters.yaml"), "-f", str(EXAMPLES / "weighted-7-3.yaml")]
+    _, as_yaml, _ = simulate(*files, "-o", "yaml")
+    assert yaml.safe_load(as_yaml)["clusters"] == [
+        {"name": "beijing", "replicas": 8},
+        {"name": "shanghai", "replicas": 3},
+    ]
+    _, table, _ = simulate(*files, "-o", "table")
+    assert "guangzhou" in table and "not in clusterNames" in table
+    assert "Replica 11 went to beijing" in table
+
+
+def test_stdin_is_read_with_a_dash():
+    text = (EXAMPLES / "clusters.yaml").read_text() + "\n---\n" + (EXAMPLES / "weighted-7-3.yaml").read_text()
+    code, out, _ = simulate("-f", "-", stdin=text)
+    assert code == 0
+    assert json.loads(out)["clusters"][0] == {"name": "beijing", "replicas": 8}
+
+
+POLICY_WITH_BAD_SPREAD = """
+apiVersion: cluster.karmada.io/v1alpha1
+kind: Cluster
+metadata: {name: m1}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: nginx-pp, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nginx}]
+  placement:
+    spreadConstraints:
+      - {spreadByField: cluster, minGroups: 3, maxGroups: 2}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: nginx, namespace: default}
+spec: {replicas: 2}
+"""
+
+
+def test_invalid_policy_exits_2_with_one_line_naming_document_and_field(tmp_path):
+    path = tmp_path / "policy.yaml"
+    path.write_text(POLICY_WITH_BAD_SPREAD)
+    code, out, err = simulate("-f", str(path))
+    assert code == 2
+    assert out == ""
+    assert err.strip() == (
+        "error: policy.yaml document 2 (PropagationPolicy nginx-pp): "
+        "spec.placement.spreadConstraints[0].maxGroups: must be >= minGroups"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("kind: [", "invalid YAML"),
+        (
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n"
+            "kind: ConfigMap\nmetadata: {name: b}\n",
+            "exactly one workload document is needed",
+        ),
+        (
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 1}\n",
+            "no PropagationPolicy or ClusterPropagationPolicy matches Deployment default/web",
+        ),
+        (
+            "apiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {name: m1}\nstatus:\n"
+            "  resourceSummary: {allocatable: {cpu: lots}}\n",
+            "document 1 (Cluster m1): status.resourceSummary.allocatable.cpu: not a quantity",
+        ),
+    ],
+)
+def test_bad_input_exits_2_with_a_single_error_line(tmp_path, text, expected):
+    path = tmp_path / "input.yaml"
+    path.write_text(text)
+    code, _, err = simulate("-f", str(path))
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1
+    assert err.startswith("error: ") and expected in err
+
+
+def test_missing_file_exits_2():
+    code, _, err = simulate("-f", "no-such-file.yaml")
+    assert code == 2
+    assert err.startswith("error: no-such-file.yaml: cannot be read")
+
+
+CONFIGMAP = """
+apiVersion: cluster.karmada.io/v1alpha1
+kind: Cluster
+metadata: {name: m1, labels: {env: prod}}
+---
+apiVersion: cluster.karmada.io/v1alpha1
+kind: Cluster
+metadata: {name: m2, labels: {env: dev}}
+---
+apiVersion: cluster.karmada.io/v1alpha1
+kind: Cluster
+metadata: {name: m3, labels: {env: prod}}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: ClusterPropagationPolicy
+metadata: {name: config-everywhere}
+spec:
+  resourceSelectors: [{apiVersion: v1, kind: ConfigMap}]
+  placement:
+    clusterAffinity: {labelSelector: {matchLabels: {env: prod}}}
+    replicaScheduling: {replicaSchedulingType: Divided}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: shop}
+data: {color: blue}
+"""
+
+
+def test_non_workload_goes_to_every_selected_cluster_with_zero_replicas(tmp_path):
+    path = tmp_path / "configmap.yaml"
+    path.write_text(CONFIGMAP)
+    code, out, _ = simulate("-f", str(path))
+    report = json.loads(out)
+    assert code == 0
+    assert report["policy"] == {"kind": "ClusterPropagationPolicy", "name": "config-everywhere"}
+    assert report["clusters"] == [{"name": "m1", "replicas": 0}, {"name": "m3", "replicas": 0}]
+    m2 = next(c for c in report["explain"]["clusters"] if c["name"] == "m2")
+    assert m2["reasons"][0]["message"] == "label env=dev does not match env In (prod)"
+
+
+def test_unschedulable_keeps_the_previous_result_and_exits_3(tmp_path):
+    text = """
+apiVersion: cluster.karmada.io/v1alpha1
+kind: Cluster
+metadata: {name: m1}
+status: {resourceSummary: {allocatable: {pods: "2"}}}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: dyn}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  placement:
+    replicaScheduling:
+      replicaSchedulingType: Divided
+      replicaDivisionPreference: Weighted
+      weightPreference: {dynamicWeight: AvailableReplicas}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec: {replicas: 9}
+---
+apiVersion: work.karmada.io/v1alpha2
+kind: ResourceBinding
+metadata: {name: web-deployment}
+spec:
+  resource: {apiVersion: apps/v1, kind: Deployment, name: web}
+  clusters: [{name: m1, replicas: 3}]
+"""
+    path = tmp_path / "scale.yaml"
+    path.write_text(text)
+    code, out, _ = simulate("-f", str(path))
+    report = json.loads(out)
+    assert code == 3
+    assert report["error"] == {
+        "reason": "Unschedulable",
+        "message": "Clusters available replicas 2 are not enough to schedule.",
+    }
+    assert report["clusters"] == [{"name": "m1", "replicas": 3}]
+
+
+def test_command_runs_as_a_process_without_a_database(tmp_path):
+    env_db = tmp_path / "absent" / "db.sqlite3"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "simulate",
+            "-f",
+            str(EXAMPLES / "clusters.yaml"),
+            "-f",
+            str(EXAMPLES / "weighted-7-3.yaml"),
+            "-o",
+            "table",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "DATABASE_URL": f"sqlite:///{env_db}"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert "beijing    8" in result.stdout
+    assert not env_db.exists()
