@@ -9,9 +9,9 @@ GAUGE, COUNTER, HISTOGRAM = "gauge", "counter", "histogram"
 # Prometheus' default buckets, as Karmada uses for cluster_sync_status_duration_seconds (5 ms … 10 s).
 DEFAULT_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 # Karmada's scheduler: 1 ms doubling, 15 buckets (up to ~16 s).
-SCHEDULER_BUCKETS = tuple(0.001 * 2**n for n in range(15))
+SCHEDULER_BUCKETS = tuple(round(0.001 * 2**n, 6) for n in range(15))
 # Karmada's propagation histograms: 1 ms doubling, 12 buckets (up to ~2 s).
-PROPAGATION_BUCKETS = tuple(0.001 * 2**n for n in range(12))
+PROPAGATION_BUCKETS = tuple(round(0.001 * 2**n, 6) for n in range(12))
 
 
 @dataclass(frozen=True)

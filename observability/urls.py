@@ -1,4 +1,10 @@
 """Page routes of observability: /metrics, the Alerts page and the network check."""
 
+from django.urls import path
+
+from observability import metrics
+
 app_name = "observability"
-urlpatterns: list = []
+urlpatterns = [
+    path("metrics", metrics.metrics, name="metrics"),
+]
