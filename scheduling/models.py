@@ -1,0 +1,285 @@
+"""The desired state of propagation: templates, policies, bindings, works, events and taint policies."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.db import models
+
+from scheduling import names
+
+PROPAGATION_POLICY = "PropagationPolicy"
+CLUSTER_PROPAGATION_POLICY = "ClusterPropagationPolicy"
+OVERRIDE_POLICY = "OverridePolicy"
+CLUSTER_OVERRIDE_POLICY = "ClusterOverridePolicy"
+RESOURCE_BINDING = "ResourceBinding"
+CLUSTER_RESOURCE_BINDING = "ClusterResourceBinding"
+
+HEALTHY = "Healthy"
+UNHEALTHY = "Unhealthy"
+UNKNOWN = "Unknown"
+
+
+class ResourceTemplate(models.Model):
+    """A Kubernetes object on the control plane, stored as its manifest, that policies propagate."""
+
+    uid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    api_version = models.CharField(max_length=253)
+    api_group = models.CharField(max_length=253, blank=True)
+    kind = models.CharField(max_length=63)
+    namespace = models.CharField(max_length=63, blank=True, help_text="Empty for cluster-scoped kinds.")
+    name = models.CharField(max_length=253)
+    manifest = models.JSONField(help_text="The object as applied, without server-populated fields.")
+    generation = models.PositiveBigIntegerField(default=1)
+    # The detector's claim: which policy holds this template (Karmada's claim labels on the template).
+    policy = models.ForeignKey(
+        "PropagationPolicy", null=True, blank=True, on_delete=models.SET_NULL, related_name="templates"
+    )
+    # Set when a template is deleted: its binding and works go first, then the row.
+    deleting_since = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["api_group", "kind", "namespace", "name"], name="template_identity"
+            )
+        ]
+        ordering = ["namespace", "name", "kind"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.namespace + '/' if self.namespace else ''}{self.name}"
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return dict((self.manifest.get("metadata") or {}).get("labels") or {})
+
+    @property
+    def annotations(self) -> dict[str, str]:
+        return dict((self.manifest.get("metadata") or {}).get("annotations") or {})
+
+    def claim_metadata(self) -> tuple[dict[str, str], dict[str, str]]:
+        """The claim labels and annotations Karmada's detector puts on a claimed template."""
+        policy = self.policy
+        if policy is None:
+            return {}, {}
+        if policy.is_cluster_scoped:
+            return {names.CPP_PERMANENT_ID: str(policy.permanent_id)}, {names.CPP_NAME: policy.name}
+        return (
+            {names.PP_PERMANENT_ID: str(policy.permanent_id)},
+            {names.PP_NAME: policy.name, names.PP_NAMESPACE: policy.namespace},
+        )
+
+
+class PolicyBase(models.Model):
+    """Fields shared by propagation and override policies: identity, metadata and the Karmada spec."""
+
+    kind = models.CharField(max_length=40)
+    namespace = models.CharField(max_length=63, blank=True, help_text="Empty for cluster-scoped policies.")
+    name = models.CharField(max_length=253)
+    permanent_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    labels = models.JSONField(default=dict, blank=True)
+    annotations = models.JSONField(default=dict, blank=True)
+    spec = models.JSONField(help_text="The Karmada spec, with webhook defaults applied.")
+    generation = models.PositiveBigIntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        abstract = True
+        ordering = ["namespace", "name"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.namespace + '/' if self.namespace else ''}{self.name}"
+
+    @property
+    def is_cluster_scoped(self) -> bool:
+        return self.kind.startswith("Cluster")
+
+    @property
+    def resource_selectors(self) -> list[dict[str, Any]]:
+        return list(self.spec.get("resourceSelectors") or [])
+
+
+class PropagationPolicy(PolicyBase):
+    """A PropagationPolicy (namespaced) or ClusterPropagationPolicy (cluster-scoped)."""
+
+    priority = models.IntegerField(default=0)
+    preemption = models.CharField(max_length=10, default="Never")
+    scheduler_name = models.CharField(max_length=253, default="default-scheduler")
+    conflict_resolution = models.CharField(max_length=10, default="Abort")
+    propagate_deps = models.BooleanField(default=False)
+    activation_preference = models.CharField(max_length=10, blank=True)
+
+    class Meta(PolicyBase.Meta):
+        constraints = [
+            models.UniqueConstraint(fields=["kind", "namespace", "name"], name="propagation_policy_identity")
+        ]
+
+    @property
+    def placement(self) -> dict[str, Any]:
+        return dict(self.spec.get("placement") or {})
+
+    @property
+    def permanent_id_label(self) -> str:
+        return names.CPP_PERMANENT_ID if self.is_cluster_scoped else names.PP_PERMANENT_ID
+
+
+class OverridePolicy(PolicyBase):
+    """An OverridePolicy (namespaced) or ClusterOverridePolicy (cluster-scoped)."""
+
+    class Meta(PolicyBase.Meta):
+        constraints = [
+            models.UniqueConstraint(fields=["kind", "namespace", "name"], name="override_policy_identity")
+        ]
+
+
+class ResourceBinding(models.Model):
+    """A ResourceBinding or ClusterResourceBinding: one template, its policy's placement, the schedule."""
+
+    kind = models.CharField(max_length=40, default=RESOURCE_BINDING)
+    namespace = models.CharField(max_length=63, blank=True)
+    name = models.CharField(max_length=253)
+    permanent_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    template = models.OneToOneField(ResourceTemplate, on_delete=models.CASCADE, related_name="binding")
+    policy = models.ForeignKey(
+        PropagationPolicy, null=True, blank=True, on_delete=models.SET_NULL, related_name="bindings"
+    )
+    generation = models.PositiveBigIntegerField(default=1)
+    # spec
+    replicas = models.IntegerField(default=0)
+    replica_requirements = models.JSONField(null=True, blank=True)
+    placement = models.JSONField(default=dict, blank=True)
+    clusters = models.JSONField(default=list, blank=True, help_text="spec.clusters: [{name, replicas}]")
+    graceful_eviction_tasks = models.JSONField(default=list, blank=True)
+    reschedule_triggered_at = models.DateTimeField(null=True, blank=True)
+    scheduler_name = models.CharField(max_length=253, default="default-scheduler")
+    conflict_resolution = models.CharField(max_length=10, default="Abort")
+    propagate_deps = models.BooleanField(default=False)
+    preserve_resources_on_deletion = models.BooleanField(default=False)
+    suspension = models.JSONField(null=True, blank=True)
+    failover = models.JSONField(null=True, blank=True)
+    required_by = models.JSONField(
+        default=list, blank=True, help_text="Bindings whose workloads reference this dependency."
+    )
+    # metadata.annotations[policy.karmada.io/applied-placement]
+    applied_placement = models.JSONField(null=True, blank=True)
+    # status
+    conditions = models.JSONField(default=list, blank=True)
+    scheduler_observed_affinity_name = models.CharField(max_length=63, blank=True)
+    scheduler_observed_generation = models.PositiveBigIntegerField(default=0)
+    last_scheduled_time = models.DateTimeField(null=True, blank=True)
+    aggregated_status = models.JSONField(default=list, blank=True)
+    # the reschedule-policy extension: when this workload last shed replicas off a hot cluster
+    last_load_move_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["kind", "namespace", "name"], name="binding_identity")]
+        ordering = ["namespace", "name"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.namespace + '/' if self.namespace else ''}{self.name}"
+
+    @property
+    def is_cluster_scoped(self) -> bool:
+        return self.kind == CLUSTER_RESOURCE_BINDING
+
+    @property
+    def permanent_id_label(self) -> str:
+        return names.CRB_PERMANENT_ID if self.is_cluster_scoped else names.RB_PERMANENT_ID
+
+    def target_replicas(self) -> dict[str, int]:
+        """spec.clusters as {cluster: replicas}."""
+        return {entry["name"]: int(entry.get("replicas") or 0) for entry in self.clusters}
+
+    def condition(self, type_: str) -> dict[str, Any] | None:
+        for condition in self.conditions:
+            if condition.get("type") == type_:
+                return condition
+        return None
+
+
+class Work(models.Model):
+    """What one member cluster should hold for a binding: the final manifest and its apply state."""
+
+    binding = models.ForeignKey(ResourceBinding, on_delete=models.CASCADE, related_name="works")
+    cluster_name = models.CharField(max_length=253)
+    namespace = models.CharField(max_length=253)
+    name = models.CharField(max_length=253)
+    permanent_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    manifest = models.JSONField()
+    desired_hash = models.CharField(max_length=64)
+    applied_hash = models.CharField(max_length=64, blank=True)
+    applied = models.BooleanField(default=False)
+    applied_reason = models.CharField(max_length=63, blank=True)
+    applied_message = models.TextField(blank=True)
+    applied_at = models.DateTimeField(null=True, blank=True)
+    # desired absence: the member copy is deleted (or released, when preserved) and then the row
+    deleting = models.BooleanField(default=False)
+    preserve_on_delete = models.BooleanField(default=False)
+    suspended = models.BooleanField(default=False)
+    # status collected back from the member cluster
+    health = models.CharField(max_length=10, default=UNKNOWN)
+    status = models.JSONField(default=dict, blank=True)
+    status_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["namespace", "name"], name="work_identity")]
+        indexes = [models.Index(fields=["cluster_name"])]
+        ordering = ["binding_id", "cluster_name"]
+
+    def __str__(self) -> str:
+        return f"Work {self.namespace}/{self.name}"
+
+    @property
+    def in_sync(self) -> bool:
+        return self.applied and self.applied_hash == self.desired_hash
+
+
+class Event(models.Model):
+    """Something that happened to an object, with the data behind it (e.g. the planner's explanation)."""
+
+    NORMAL = "Normal"
+    WARNING = "Warning"
+
+    object_kind = models.CharField(max_length=63)
+    object_namespace = models.CharField(max_length=253, blank=True)
+    object_name = models.CharField(max_length=253)
+    object_uid = models.CharField(max_length=64, blank=True, db_index=True)
+    type = models.CharField(max_length=10, default=NORMAL)
+    reason = models.CharField(max_length=63)
+    message = models.TextField()
+    data = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["object_kind", "object_namespace", "object_name"])]
+
+    def __str__(self) -> str:
+        return f"{self.type} {self.reason}: {self.message}"
+
+
+class ClusterTaintPolicy(models.Model):
+    """Adds or removes taints on target clusters as their conditions change (Karmada ClusterTaintPolicy)."""
+
+    name = models.CharField(max_length=253, unique=True)
+    permanent_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    labels = models.JSONField(default=dict, blank=True)
+    annotations = models.JSONField(default=dict, blank=True)
+    spec = models.JSONField()
+    generation = models.PositiveBigIntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return f"ClusterTaintPolicy {self.name}"
