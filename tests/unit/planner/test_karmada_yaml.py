@@ -1,0 +1,103 @@
+"""Reading Karmada YAML: policy matching like the detector, workloads like the default interpreter."""
+
+from fractions import Fraction
+
+import pytest
+
+from scheduling.karmada_yaml import DocumentError, load_documents, match_policy, read_inputs
+
+WORKLOAD = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop, labels: {app: web}}
+spec:
+  template:
+    spec:
+      nodeSelector: {disktype: ssd}
+      initContainers:
+        - name: init
+          resources: {requests: {cpu: "2"}}
+      containers:
+        - name: a
+          resources: {requests: {cpu: 250m, memory: 1Gi}}
+        - name: b
+          resources: {limits: {cpu: 500m, memory: 512Mi}}
+"""
+
+
+def policy(kind, name, selector, priority=0, namespace="shop"):
+    meta = f"{{name: {name}, namespace: {namespace}}}" if kind == "PropagationPolicy" else f"{{name: {name}}}"
+    return f"""
+apiVersion: policy.karmada.io/v1alpha1
+kind: {kind}
+metadata: {meta}
+spec:
+  priority: {priority}
+  resourceSelectors: [{selector}]
+  placement: {{}}
+"""
+
+
+def chosen(*policies):
+    text = "\n---\n".join([WORKLOAD, *policies])
+    inputs = read_inputs(load_documents("input.yaml", text))
+    match = match_policy(inputs.policies, inputs.workload)
+    return match.name if match else None
+
+
+KIND = "{apiVersion: apps/v1, kind: Deployment}"
+NAME = "{apiVersion: apps/v1, kind: Deployment, name: web}"
+LABEL = "{apiVersion: apps/v1, kind: Deployment, labelSelector: {matchLabels: {app: web}}}"
+
+
+def test_workload_replicas_and_requests_are_read_like_karmada():
+    inputs = read_inputs(load_documents("w.yaml", WORKLOAD))
+    workload = inputs.workload
+    assert workload.replicas == 1
+    assert workload.requirements.resource_request == {
+        "cpu": Fraction(2),
+        "memory": Fraction(2**30 + 2**29),
+    }
+    assert workload.requirements.node_claim.node_selector == (("disktype", "ssd"),)
+
+
+def test_name_match_beats_label_match_beats_kind_match():
+    assert (
+        chosen(policy("PropagationPolicy", "by-kind", KIND), policy("PropagationPolicy", "by-label", LABEL))
+        == "by-label"
+    )
+    assert (
+        chosen(policy("PropagationPolicy", "by-label", LABEL), policy("PropagationPolicy", "by-name", NAME))
+        == "by-name"
+    )
+
+
+def test_priority_beats_specificity_and_name_breaks_ties():
+    assert (
+        chosen(policy("PropagationPolicy", "z-high", KIND, 5), policy("PropagationPolicy", "a-low", NAME))
+        == "z-high"
+    )
+    assert chosen(policy("PropagationPolicy", "b", KIND), policy("PropagationPolicy", "a", KIND)) == "a"
+
+
+def test_any_matching_propagation_policy_beats_cluster_policies():
+    assert (
+        chosen(policy("ClusterPropagationPolicy", "c", NAME, 100), policy("PropagationPolicy", "p", KIND))
+        == "p"
+    )
+    assert chosen(policy("ClusterPropagationPolicy", "c", NAME)) == "c"
+
+
+def test_propagation_policy_in_another_namespace_does_not_match():
+    assert chosen(policy("PropagationPolicy", "other", KIND, namespace="default")) is None
+
+
+def test_selector_for_another_namespace_is_rejected_in_a_propagation_policy():
+    bad = policy("PropagationPolicy", "p", "{apiVersion: apps/v1, kind: Deployment, namespace: other}")
+    with pytest.raises(DocumentError, match=r"spec.resourceSelectors\[0\].namespace"):
+        chosen(bad)
+
+
+def test_job_replicas_are_parallelism_capped_by_completions():
+    job = "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec: {parallelism: 5, completions: 3}\n"
+    assert read_inputs(load_documents("j.yaml", job)).workload.replicas == 3
