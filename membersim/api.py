@@ -1,0 +1,768 @@
+"""The API verbs on one cluster's store: get, list, create, replace, patch (four kinds), delete, scale."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import copy
+import ipaddress
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from membersim import errors, meta, metrics, validation
+from membersim import patch as patching
+from membersim.controller import qos_class
+from membersim.resources import (
+    DEPLOYMENT,
+    JOB,
+    NAMESPACE,
+    NODE,
+    NODE_METRICS,
+    POD,
+    POD_METRICS,
+    REPLICASET,
+    SERVICE,
+    STATEFULSET,
+    STORED,
+    Resource,
+)
+from membersim.selectors import (
+    SelectorError,
+    fields_match,
+    format_requirements,
+    labels_match,
+    parse_field_selector,
+    parse_label_selector,
+    requirements_from_label_selector,
+)
+
+if TYPE_CHECKING:
+    from membersim.cluster import Cluster
+
+RECONCILE_KINDS = {
+    "pods",
+    "nodes",
+    "deployments",
+    "replicasets",
+    "statefulsets",
+    "daemonsets",
+    "jobs",
+    "namespaces",
+}
+PROTECTED_NAMESPACES = {"default", "kube-system", "kube-public", "kube-node-lease"}
+SCALABLE = {"deployments", "replicasets", "statefulsets"}
+JSON_PATCH = "application/json-patch+json"
+MERGE_PATCH = "application/merge-patch+json"
+STRATEGIC_PATCH = "application/strategic-merge-patch+json"
+APPLY_PATCH = "application/apply-patch+yaml"
+
+
+@dataclass
+class Query:
+    """The query-string options the verbs understand."""
+
+    params: dict[str, str] = field(default_factory=dict)
+
+    def get(self, key: str, default: str = "") -> str:
+        return self.params.get(key, default)
+
+    @property
+    def dry_run(self) -> bool:
+        value = self.params.get("dryRun", "")
+        if value not in ("", "All"):
+            raise errors.bad_request(f'dryRun: Unsupported value: "{value}": supported values: "All"')
+        return value == "All"
+
+
+def parse_body(raw: bytes, content_type: str) -> Any:
+    """JSON (also when no Content-Type was sent, as the Python client does) or YAML."""
+    if not raw.strip():
+        return None
+    text_type = content_type.split(";")[0].strip().lower()
+    try:
+        if text_type in ("application/yaml", "application/apply-patch+yaml", "text/yaml"):
+            return yaml.safe_load(raw)
+        return json.loads(raw)
+    except (ValueError, yaml.YAMLError) as error:
+        raise errors.bad_request(f"the request body could not be decoded: {error}") from None
+
+
+def _require_object(body: Any) -> dict[str, Any]:
+    if not isinstance(body, dict):
+        raise errors.bad_request("the request body must be a JSON object")
+    return body
+
+
+def _check_kind(resource: Resource, body: dict[str, Any]) -> None:
+    kind, api_version = body.get("kind"), body.get("apiVersion")
+    if kind and kind != resource.kind:
+        raise errors.bad_request(
+            f"the kind in the data ({kind}) does not match the expected kind ({resource.kind})"
+        )
+    if api_version and api_version != resource.api_version:
+        raise errors.bad_request(
+            f"the API version in the data ({api_version}) does not "
+            f"match the expected API version ({resource.api_version})"
+        )
+
+
+# ---------------------------------------------------------------- reads
+
+
+def get(cluster: Cluster, resource: Resource, namespace: str, name: str) -> dict[str, Any]:
+    if resource is NODE_METRICS:
+        found = next((m for m in metrics.node_metrics(cluster) if m["metadata"]["name"] == name), None)
+    elif resource is POD_METRICS:
+        found = next(
+            (m for m in metrics.pod_metrics(cluster, namespace) if m["metadata"]["name"] == name), None
+        )
+    else:
+        found = cluster.store.get(resource, namespace, name)
+    if found is None:
+        raise errors.not_found(resource, name)
+    return found
+
+
+def _selectors(query: Query) -> tuple[list, list]:
+    try:
+        return parse_label_selector(query.get("labelSelector")), parse_field_selector(
+            query.get("fieldSelector")
+        )
+    except SelectorError as error:
+        raise errors.bad_request(str(error)) from None
+
+
+def matcher(query: Query, namespace: str | None):
+    """A predicate for list and watch filtering."""
+    labels, fields = _selectors(query)
+
+    def matches(obj: dict[str, Any]) -> bool:
+        if namespace and obj["metadata"].get("namespace") != namespace:
+            return False
+        return labels_match(labels, obj["metadata"].get("labels")) and fields_match(fields, obj)
+
+    return matches
+
+
+def list_objects(
+    cluster: Cluster, resource: Resource, namespace: str | None, query: Query
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    matches = matcher(query, namespace)
+    with cluster.store.lock:
+        if resource is NODE_METRICS:
+            objects = metrics.node_metrics(cluster)
+        elif resource is POD_METRICS:
+            objects = metrics.pod_metrics(cluster, namespace)
+        else:
+            objects = cluster.store.list(resource, namespace)
+        rv = cluster.store.rv
+    objects = [o for o in objects if matches(o)]
+    start = query.get("continue")
+    if start:
+        try:
+            token = json.loads(base64.urlsafe_b64decode(start.encode()))
+            after = token["start"]
+        except (ValueError, KeyError, TypeError, binascii.Error):
+            raise errors.bad_request("continue key is not valid: the token could not be decoded") from None
+        objects = [o for o in objects if _sort_key(o) > after]
+    list_meta: dict[str, Any] = {"resourceVersion": str(rv)}
+    limit = query.get("limit")
+    if limit:
+        try:
+            count = int(limit)
+        except ValueError:
+            raise errors.bad_request(f"limit must be an integer, got {limit!r}") from None
+        if 0 < count < len(objects):
+            remaining = len(objects) - count
+            objects = objects[:count]
+            list_meta["continue"] = base64.urlsafe_b64encode(
+                json.dumps({"start": _sort_key(objects[-1]), "rv": rv}).encode()
+            ).decode()
+            list_meta["remainingItemCount"] = remaining
+    return objects, list_meta
+
+
+def _sort_key(obj: dict[str, Any]) -> str:
+    return f"{obj['metadata'].get('namespace', '')}/{obj['metadata']['name']}"
+
+
+def pod_log(cluster: Cluster, namespace: str, name: str, query: Query) -> str:
+    pod = get(cluster, POD, namespace, name)
+    containers = [c["name"] for c in pod["spec"].get("containers") or []]
+    container = query.get("container") or (containers[0] if containers else "")
+    if container not in containers:
+        raise errors.bad_request(f"container {container} is not valid for pod {name}")
+    started = (pod.get("status") or {}).get("startTime") or pod["metadata"].get("creationTimestamp")
+    lines = [
+        f"{started} {container} starting (image "
+        f"{next(c.get('image', '') for c in pod['spec']['containers'] if c['name'] == container)})",
+        f"{started} {container} scheduled on {pod['spec'].get('nodeName') or '<pending>'}",
+        f"{started} {container} ready to serve",
+    ]
+    tail = query.get("tailLines")
+    if tail.isdigit():
+        lines = lines[-int(tail) :] if int(tail) else []
+    return "".join(line + "\n" for line in lines)
+
+
+# ---------------------------------------------------------------- helpers for writes
+
+
+def _ensure_namespace(cluster: Cluster, resource: Resource, namespace: str) -> None:
+    if resource.namespaced and cluster.store.get(NAMESPACE, "", namespace) is None:
+        raise errors.not_found(NAMESPACE, namespace)
+
+
+def _allocate_service(cluster: Cluster, service: dict[str, Any], old: dict[str, Any] | None) -> None:
+    spec = service.setdefault("spec", {})
+    if old is not None:
+        old_spec = old.get("spec") or {}
+        spec.setdefault("clusterIP", old_spec.get("clusterIP"))
+        spec.setdefault("clusterIPs", old_spec.get("clusterIPs"))
+    used = {(s.get("spec") or {}).get("clusterIP") for s in cluster.store.iter(SERVICE) if s is not old}
+    network = ipaddress.ip_network(cluster.spec.service_cidr)
+    if spec.get("type") == "ExternalName":
+        spec.pop("clusterIP", None)
+    elif spec.get("clusterIP") in (None, ""):
+        for offset in range(2, min(network.num_addresses - 1, 1 << 20)):
+            candidate = str(network.network_address + offset)
+            if candidate not in used:
+                spec["clusterIP"] = candidate
+                break
+    elif spec["clusterIP"] != "None":
+        try:
+            address = ipaddress.ip_address(spec["clusterIP"])
+        except ValueError:
+            address = None
+        if address is None or address not in network:
+            raise errors.invalid(
+                SERVICE,
+                service["metadata"]["name"],
+                [
+                    (
+                        "spec.clusterIP",
+                        "FieldValueInvalid",
+                        f'Invalid value: "{spec["clusterIP"]}": provided IP is not in the '
+                        f"valid range. The range of valid IPs is {cluster.spec.service_cidr}",
+                    )
+                ],
+            )
+        if old is None and spec["clusterIP"] in used:
+            raise errors.invalid(
+                SERVICE,
+                service["metadata"]["name"],
+                [
+                    (
+                        "spec.clusterIP",
+                        "FieldValueInvalid",
+                        f'Invalid value: "{spec["clusterIP"]}": provided IP is already allocated',
+                    )
+                ],
+            )
+    if spec.get("clusterIP"):
+        spec["clusterIPs"] = [spec["clusterIP"]]
+        spec.setdefault("ipFamilies", ["IPv4"])
+        spec.setdefault("ipFamilyPolicy", "SingleStack")
+    if spec.get("type") in ("NodePort", "LoadBalancer"):
+        taken = {
+            p.get("nodePort")
+            for s in cluster.store.iter(SERVICE)
+            if s is not old
+            for p in (s.get("spec") or {}).get("ports") or []
+        }
+        old_ports = {
+            p.get("port"): p.get("nodePort") for p in ((old or {}).get("spec") or {}).get("ports") or []
+        }
+        for port in spec.get("ports") or []:
+            if not port.get("nodePort"):
+                port["nodePort"] = old_ports.get(port.get("port")) or next(
+                    n for n in range(30000, 32768) if n not in taken
+                )
+                taken.add(port["nodePort"])
+        spec.setdefault("externalTrafficPolicy", "Cluster")
+    spec.setdefault("internalTrafficPolicy", "Cluster")
+    service["status"] = (old or {}).get("status") or {"loadBalancer": {}}
+
+
+def _initial_status(cluster: Cluster, resource: Resource, obj: dict[str, Any]) -> None:
+    """What the server (and the simulated kubelet) put in status on create."""
+    if resource is POD:
+        obj["status"] = {"phase": "Pending", "qosClass": qos_class(obj.get("spec") or {})}
+    elif resource is NAMESPACE:
+        obj["status"] = {"phase": "Active"}
+    elif resource is NODE:
+        status = obj.setdefault("status", {})
+        template = cluster.make_node(1, meta.now())["status"]
+        for key in ("capacity", "allocatable", "conditions", "nodeInfo", "daemonEndpoints"):
+            status.setdefault(key, template[key])
+        status.setdefault("allocatable", dict(status["capacity"]))
+        status.setdefault("addresses", [{"type": "Hostname", "address": obj["metadata"]["name"]}])
+    elif resource.has_status and resource is not SERVICE:
+        obj["status"] = {}
+
+
+def _finish_write(cluster: Cluster, resource: Resource, obj: dict[str, Any], dry_run: bool) -> dict[str, Any]:
+    if dry_run:
+        return obj
+    stored = cluster.store.put(resource, obj)
+    if resource.plural in RECONCILE_KINDS:
+        cluster.controller.reconcile()
+    return stored
+
+
+def _generate_name(cluster: Cluster, resource: Resource, namespace: str, metadata: dict[str, Any]) -> None:
+    if metadata.get("name") or not metadata.get("generateName"):
+        return
+    for _ in range(20):
+        candidate = metadata["generateName"] + meta.suffix()
+        if cluster.store.get(resource, namespace, candidate) is None:
+            metadata["name"] = candidate
+            return
+    raise errors.ApiError(409, "AlreadyExists", "could not generate a unique name")
+
+
+# ---------------------------------------------------------------- create
+
+
+def create(cluster: Cluster, resource: Resource, namespace: str, body: Any, query: Query) -> dict[str, Any]:
+    obj = copy.deepcopy(_require_object(body))
+    _check_kind(resource, obj)
+    dry_run = query.dry_run
+    metadata = obj.get("metadata")
+    if metadata is None:
+        metadata = obj["metadata"] = {}
+    if not isinstance(metadata, dict):
+        raise errors.bad_request("metadata must be an object")
+    if resource.namespaced:
+        if metadata.get("namespace") and metadata["namespace"] != namespace:
+            raise errors.bad_request(
+                "the namespace of the provided object does not match the namespace sent on the request"
+            )
+        metadata["namespace"] = namespace
+    else:
+        metadata.pop("namespace", None)
+    if metadata.get("resourceVersion"):
+        raise errors.bad_request("resourceVersion should not be set on objects to be created")
+    for transient in (
+        "uid",
+        "creationTimestamp",
+        "deletionTimestamp",
+        "generation",
+        "managedFields",
+        "selfLink",
+    ):
+        metadata.pop(transient, None)
+    with cluster.store.lock:
+        _ensure_namespace(cluster, resource, namespace)
+        _generate_name(cluster, resource, namespace, metadata)
+        validation.apply_defaults(resource, obj)
+        if "name" in metadata:
+            validation.validate(resource, obj)
+        else:
+            validation.validate(resource, obj)
+        if cluster.store.get(resource, namespace, metadata["name"]) is not None:
+            raise errors.already_exists(resource, metadata["name"])
+        cluster.new_object(resource, obj)
+        _initial_status(cluster, resource, obj)
+        if resource is SERVICE:
+            _allocate_service(cluster, obj, None)
+        if resource is JOB:
+            _default_job_selector(obj)
+        return _finish_write(cluster, resource, obj, dry_run)
+
+
+def _default_job_selector(job: dict[str, Any]) -> None:
+    spec = job["spec"]
+    if spec.get("manualSelector"):
+        return
+    uid, name = job["metadata"]["uid"], job["metadata"]["name"]
+    labels = {
+        "batch.kubernetes.io/controller-uid": uid,
+        "batch.kubernetes.io/job-name": name,
+        "controller-uid": uid,
+        "job-name": name,
+    }
+    spec["selector"] = {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}
+    template_meta = spec.setdefault("template", {}).setdefault("metadata", {})
+    template_meta["labels"] = {**(template_meta.get("labels") or {}), **labels}
+
+
+# ---------------------------------------------------------------- update (PUT and the result of PATCH)
+
+
+def _check_update_body(resource: Resource, namespace: str, name: str, obj: dict[str, Any]) -> dict[str, Any]:
+    _check_kind(resource, obj)
+    metadata = obj.get("metadata")
+    if not isinstance(metadata, dict):
+        raise errors.bad_request("metadata must be an object")
+    if metadata.get("name") and metadata["name"] != name:
+        raise errors.bad_request(
+            f"the name of the object ({metadata['name']}) does not match the name on the URL ({name})"
+        )
+    if resource.namespaced and metadata.get("namespace") and metadata["namespace"] != namespace:
+        raise errors.bad_request(
+            "the namespace of the provided object does not match the namespace sent on the request"
+        )
+    return metadata
+
+
+def _update(
+    cluster: Cluster,
+    resource: Resource,
+    existing: dict[str, Any],
+    obj: dict[str, Any],
+    subresource: str,
+    dry_run: bool,
+) -> dict[str, Any]:
+    """Write ``obj`` over ``existing`` with the API server's rules for status and immutable fields."""
+    name, namespace = existing["metadata"]["name"], existing["metadata"].get("namespace", "")
+    metadata = _check_update_body(resource, namespace, name, obj)
+    sent_rv = metadata.get("resourceVersion")
+    if sent_rv and sent_rv != existing["metadata"]["resourceVersion"]:
+        raise errors.conflict(resource, name)
+    if subresource == "status":
+        new = {**existing, "status": obj.get("status") or {}}
+        new["metadata"] = {**existing["metadata"]}
+    else:
+        new = copy.deepcopy(obj)
+        new["metadata"] = {**metadata}
+        for fixed in ("uid", "creationTimestamp", "generation", "deletionTimestamp"):
+            if fixed in existing["metadata"]:
+                new["metadata"][fixed] = existing["metadata"][fixed]
+            else:
+                new["metadata"].pop(fixed, None)
+        new["metadata"]["name"] = name
+        if resource.namespaced:
+            new["metadata"]["namespace"] = namespace
+        new["apiVersion"], new["kind"] = resource.api_version, resource.kind
+        if resource.has_status and resource is not NODE:
+            new["status"] = existing.get("status", {})
+        elif "status" not in new and "status" in existing:
+            new["status"] = existing["status"]
+        validation.apply_defaults(resource, new)
+        validation.validate(resource, new)
+        if resource.generation and new.get("spec") != existing.get("spec"):
+            new["metadata"]["generation"] = existing["metadata"].get("generation", 1) + 1
+        if resource is SERVICE:
+            _allocate_service(cluster, new, existing)
+        if resource is JOB:
+            old_selector = (existing.get("spec") or {}).get("selector")
+            if new.get("spec", {}).get("selector") != old_selector and not new["spec"].get("manualSelector"):
+                new["spec"]["selector"] = old_selector
+                template_meta = new["spec"].setdefault("template", {}).setdefault("metadata", {})
+                template_meta["labels"] = {
+                    **(template_meta.get("labels") or {}),
+                    **((existing["spec"].get("template") or {}).get("metadata") or {}).get("labels", {}),
+                }
+    new["metadata"].pop("resourceVersion", None)
+    new["metadata"]["resourceVersion"] = existing["metadata"]["resourceVersion"]
+    if new == existing:
+        return existing
+    return _finish_write(cluster, resource, new, dry_run)
+
+
+def replace(
+    cluster: Cluster, resource: Resource, namespace: str, name: str, subresource: str, body: Any, query: Query
+) -> dict[str, Any]:
+    obj = _require_object(body)
+    dry_run = query.dry_run
+    with cluster.store.lock:
+        existing = get(cluster, resource, namespace, name)
+        if subresource == "scale":
+            return _update_scale(cluster, resource, existing, obj, dry_run)
+        return _update(cluster, resource, existing, obj, subresource, dry_run)
+
+
+# ---------------------------------------------------------------- scale
+
+
+def scale_of(resource: Resource, obj: dict[str, Any]) -> dict[str, Any]:
+    try:
+        selector = format_requirements(
+            requirements_from_label_selector((obj.get("spec") or {}).get("selector"))
+        )
+    except SelectorError:
+        selector = ""
+    metadata = {
+        k: obj["metadata"][k]
+        for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
+        if k in obj["metadata"]
+    }
+    return {
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": metadata,
+        "spec": {"replicas": (obj.get("spec") or {}).get("replicas", 1)},
+        "status": {"replicas": (obj.get("status") or {}).get("replicas", 0), "selector": selector},
+    }
+
+
+def _update_scale(
+    cluster: Cluster, resource: Resource, existing: dict[str, Any], scale: dict[str, Any], dry_run: bool
+) -> dict[str, Any]:
+    name = existing["metadata"]["name"]
+    sent_rv = (scale.get("metadata") or {}).get("resourceVersion")
+    if sent_rv and sent_rv != existing["metadata"]["resourceVersion"]:
+        raise errors.conflict(resource, name)
+    replicas = (scale.get("spec") or {}).get("replicas", 0)
+    if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
+        raise errors.invalid(
+            resource,
+            name,
+            [
+                (
+                    "spec.replicas",
+                    "FieldValueInvalid",
+                    f"Invalid value: {replicas}: must be greater than or equal to 0",
+                )
+            ],
+        )
+    if replicas == existing["spec"].get("replicas"):
+        return scale_of(resource, existing)
+    new = {
+        **existing,
+        "spec": {**existing["spec"], "replicas": replicas},
+        "metadata": {**existing["metadata"], "generation": existing["metadata"].get("generation", 1) + 1},
+    }
+    stored = _finish_write(cluster, resource, new, dry_run)
+    return scale_of(resource, stored)
+
+
+# ---------------------------------------------------------------- patch
+
+
+def patch(
+    cluster: Cluster,
+    resource: Resource,
+    namespace: str,
+    name: str,
+    subresource: str,
+    raw: bytes,
+    content_type: str,
+    query: Query,
+) -> tuple[int, dict[str, Any]]:
+    """Returns (HTTP code, object): 201 when an apply patch created the object."""
+    kind = content_type.split(";")[0].strip().lower()
+    if kind not in (JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, APPLY_PATCH):
+        raise errors.unsupported_media_type(content_type)
+    body = parse_body(raw, kind)
+    if body is None:
+        raise errors.bad_request("the patch body is empty")
+    dry_run = query.dry_run
+    with cluster.store.lock:
+        existing = cluster.store.get(resource, namespace, name)
+        if kind == APPLY_PATCH:
+            return _apply(cluster, resource, namespace, name, subresource, existing, body, query)
+        if existing is None:
+            raise errors.not_found(resource, name)
+        current = scale_of(resource, existing) if subresource == "scale" else existing
+        try:
+            if kind == JSON_PATCH:
+                patched = patching.json_patch(current, body)
+            elif kind == MERGE_PATCH:
+                patched = patching.merge_patch(current, _require_object(body))
+            else:
+                patched = patching.strategic_merge_patch(current, _require_object(body))
+        except patching.PatchError as error:
+            raise errors.ApiError(
+                422 if kind == JSON_PATCH else 400,
+                "Invalid" if kind == JSON_PATCH else "BadRequest",
+                str(error),
+            ) from None
+        if not isinstance(patched, dict):
+            raise errors.bad_request("the patch did not produce an object")
+        if subresource == "scale":
+            return 200, _update_scale(cluster, resource, existing, patched, dry_run)
+        return 200, _update(cluster, resource, existing, patched, subresource, dry_run)
+
+
+def _apply(
+    cluster: Cluster,
+    resource: Resource,
+    namespace: str,
+    name: str,
+    subresource: str,
+    existing: dict[str, Any] | None,
+    body: Any,
+    query: Query,
+) -> tuple[int, dict[str, Any]]:
+    """Server-side apply: strategic merge of the applied "
+    "config, dropping what this manager no longer applies."""
+    config = _require_object(body)
+    manager = query.get("fieldManager")
+    if not manager:
+        raise errors.bad_request("PATCH, application/apply-patch+yaml requires fieldManager to be set")
+    if not config.get("apiVersion") or not config.get("kind"):
+        raise errors.bad_request("apply patches must set apiVersion and kind")
+    if subresource == "scale":
+        if existing is None:
+            raise errors.not_found(resource, name)
+        return 200, _update_scale(cluster, resource, existing, config, query.dry_run)
+    key = (resource, namespace, name, manager)
+    if existing is None:
+        if subresource:
+            raise errors.not_found(resource, name)
+        metadata = config.setdefault("metadata", {})
+        metadata.setdefault("name", name)
+        created = create(cluster, resource, namespace, config, query)
+        if not query.dry_run:
+            cluster.applied[key] = copy.deepcopy(config)
+        return 201, created
+    previous = cluster.applied.get(key, {})
+    try:
+        merged = patching.strategic_merge_patch(existing, patching.removal_patch(previous, config))
+        merged = patching.strategic_merge_patch(merged, config)
+    except patching.PatchError as error:
+        raise errors.bad_request(str(error)) from None
+    merged["metadata"]["resourceVersion"] = (config.get("metadata") or {}).get("resourceVersion") or existing[
+        "metadata"
+    ]["resourceVersion"]
+    result = _update(cluster, resource, existing, merged, subresource, query.dry_run)
+    if not query.dry_run:
+        cluster.applied[key] = copy.deepcopy(config)
+    return 200, result
+
+
+# ---------------------------------------------------------------- delete
+
+
+def _delete_options(body: Any, query: Query) -> dict[str, Any]:
+    options = dict(body) if isinstance(body, dict) else {}
+    for key in ("propagationPolicy", "gracePeriodSeconds"):
+        if query.get(key):
+            options[key] = query.get(key)
+    policy = options.get("propagationPolicy") or "Background"
+    if policy not in ("Background", "Foreground", "Orphan"):
+        raise errors.bad_request(
+            f'propagationPolicy: Unsupported value: "{policy}": '
+            'supported values: "Foreground", "Background", "Orphan"'
+        )
+    if options.get("orphanDependents") is True:
+        policy = "Orphan"
+    options["propagationPolicy"] = policy
+    return options
+
+
+def _dependents(cluster: Cluster, owner: dict[str, Any]) -> list[tuple[Resource, dict[str, Any]]]:
+    uid = owner["metadata"]["uid"]
+    namespace = owner["metadata"].get("namespace")
+    found = []
+    for resource in STORED:
+        if not resource.namespaced:
+            continue
+        for obj in cluster.store.iter(resource, namespace):
+            if any(ref.get("uid") == uid for ref in obj["metadata"].get("ownerReferences") or []):
+                found.append((resource, obj))
+    return found
+
+
+def _remove(cluster: Cluster, resource: Resource, obj: dict[str, Any], policy: str) -> dict[str, Any]:
+    namespace, name = obj["metadata"].get("namespace", ""), obj["metadata"]["name"]
+    if resource is NAMESPACE:
+        for other in STORED:
+            if other.namespaced:
+                for child in list(cluster.store.iter(other, name)):
+                    cluster.store.remove(other, name, child["metadata"]["name"])
+    else:
+        for dep_resource, dependent in _dependents(cluster, obj):
+            if policy == "Orphan":
+                refs = [
+                    r
+                    for r in dependent["metadata"].get("ownerReferences") or []
+                    if r.get("uid") != obj["metadata"]["uid"]
+                ]
+                new_meta = {**dependent["metadata"], "ownerReferences": refs}
+                if not refs:
+                    new_meta.pop("ownerReferences")
+                cluster.store.put(dep_resource, {**dependent, "metadata": new_meta})
+            else:
+                _remove(cluster, dep_resource, dependent, policy)
+    for key in [k for k in cluster.applied if k[0] is resource and k[1] == namespace and k[2] == name]:
+        del cluster.applied[key]
+    return cluster.store.remove(resource, namespace, name) or obj
+
+
+def _success(resource: Resource, obj: dict[str, Any]) -> dict[str, Any]:
+    details = {
+        "name": obj["metadata"]["name"],
+        "kind": resource.plural,
+        "uid": obj["metadata"].get("uid", ""),
+    }
+    if resource.group:
+        details["group"] = resource.group
+    return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}
+
+
+def delete(
+    cluster: Cluster, resource: Resource, namespace: str, name: str, body: Any, query: Query
+) -> dict[str, Any]:
+    options = _delete_options(body, query)
+    dry_run = query.dry_run or options.get("dryRun") == ["All"]
+    with cluster.store.lock:
+        existing = get(cluster, resource, namespace, name)
+        preconditions = options.get("preconditions") or {}
+        if preconditions.get("uid") and preconditions["uid"] != existing["metadata"].get("uid"):
+            raise errors.ApiError(
+                409,
+                "Conflict",
+                f"Precondition failed: UID in precondition: {preconditions['uid']}, "
+                f"UID in object meta: {existing['metadata'].get('uid')}",
+            )
+        if (
+            preconditions.get("resourceVersion")
+            and preconditions["resourceVersion"] != existing["metadata"]["resourceVersion"]
+        ):
+            raise errors.ApiError(
+                409,
+                "Conflict",
+                f"Precondition failed: ResourceVersion in precondition: {preconditions['resourceVersion']}, "
+                f"ResourceVersion in object meta: {existing['metadata']['resourceVersion']}",
+            )
+        if resource is NAMESPACE and name in PROTECTED_NAMESPACES:
+            raise errors.forbidden(NAMESPACE, name, "this namespace may not be deleted")
+        if dry_run:
+            return _success(resource, existing)
+        gone = _remove(cluster, resource, existing, options["propagationPolicy"])
+        if resource.plural in RECONCILE_KINDS:
+            cluster.controller.reconcile()
+    if resource is NAMESPACE:
+        return {
+            **gone,
+            "metadata": {**gone["metadata"], "deletionTimestamp": meta.now()},
+            "status": {"phase": "Terminating"},
+        }
+    return _success(resource, gone)
+
+
+def delete_collection(
+    cluster: Cluster, resource: Resource, namespace: str | None, body: Any, query: Query
+) -> dict[str, Any]:
+    if "deletecollection" not in resource.verbs:
+        raise errors.method_not_allowed("DELETE")
+    options = _delete_options(body, query)
+    matches = matcher(query, namespace)
+    with cluster.store.lock:
+        doomed = [o for o in cluster.store.list(resource, namespace) if matches(o)]
+        rv = cluster.store.rv
+        if not query.dry_run:
+            for obj in doomed:
+                if (
+                    cluster.store.get(resource, obj["metadata"].get("namespace", ""), obj["metadata"]["name"])
+                    is not None
+                ):
+                    _remove(cluster, resource, obj, options["propagationPolicy"])
+            if resource.plural in RECONCILE_KINDS and doomed:
+                cluster.controller.reconcile()
+    kind = f"{resource.kind}List"
+    return {
+        "kind": kind,
+        "apiVersion": resource.api_version,
+        "metadata": {"resourceVersion": str(rv)},
+        "items": doomed,
+    }
+
+
+SCALE_RESOURCES = (DEPLOYMENT, REPLICASET, STATEFULSET)

@@ -1,0 +1,196 @@
+"""Argument parsing for serving clusters and for the ``ctl`` fault commands."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import ssl
+import sys
+import threading
+import urllib.error
+import urllib.request
+from typing import Any
+
+from membersim.simulator import ACTIONS, Simulator, control_file_for
+from membersim.spec import OPTION_HELP, SpecError, parse_cluster_option
+
+USAGE_EPILOG = (
+    OPTION_HELP
+    + """
+examples:
+  python -m membersim --cluster beijing:nodes=5,region=cn-north,zones=cn-north-a|cn-north-b,ssd=2 \\
+      --cluster shanghai:nodes=3,provider=aliyun --kubeconfig var/members.yaml
+  kubectl --kubeconfig var/members.yaml --context beijing get nodes
+
+faults (while it runs):
+  python -m membersim ctl NAME ACTION [ARG] --kubeconfig PATH
+  ACTION: down | up | slow SECONDS | errors [CODE] | load FACTOR | node-notready NODE | node-ready NODE
+  down hangs every request (the connection stays open, no answer), up heals down/slow/errors,
+  slow delays every answer, errors answers 503 (or CODE) to everything, load scales metrics usage.
+  ctl reads PATH.membersim.json, written next to the kubeconfig with the control token.
+"""
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one clear line, no usage dump
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _serve_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="membersim",
+        description="Serve simulated Kubernetes member clusters.",
+        epilog=USAGE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--cluster",
+        action="append",
+        required=True,
+        metavar="NAME[:key=value,...]",
+        help="a cluster to serve (repeatable); options below",
+    )
+    parser.add_argument(
+        "--kubeconfig",
+        required=True,
+        metavar="PATH",
+        help="write a kubeconfig with one context per cluster here",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=0,
+        help="first port (one port per cluster, consecutive); default: ephemeral",
+    )
+    parser.add_argument(
+        "--single-port", action="store_true", help="serve every cluster on one port under /clusters/NAME"
+    )
+    parser.add_argument(
+        "--tls",
+        action="store_true",
+        help="serve HTTPS with a generated CA (certificate-authority-data in the kubeconfig)",
+    )
+    parser.add_argument(
+        "--require-token",
+        action="store_true",
+        help="answer 401 to requests without a token even over plain HTTP "
+        "(kubectl sends tokens only over TLS)",
+    )
+    parser.add_argument("--verbose", action="store_true", help="log every request to stderr")
+    return parser
+
+
+def _ctl_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="membersim ctl", description="Change a running simulated cluster's faults.")
+    parser.add_argument("name", help="cluster name")
+    parser.add_argument("action", choices=ACTIONS)
+    parser.add_argument(
+        "args",
+        nargs="*",
+        help="SECONDS for slow, FACTOR for load, NODE for node-notready/node-ready, optional CODE for errors",
+    )
+    parser.add_argument("--kubeconfig", required=True, metavar="PATH", help="the kubeconfig membersim wrote")
+    return parser
+
+
+def serve(argv: list[str]) -> int:
+    options = _serve_parser().parse_args(argv)
+    try:
+        specs = [parse_cluster_option(text) for text in options.cluster]
+        simulator = Simulator(
+            specs,
+            host=options.host,
+            port=options.port,
+            single_port=options.single_port,
+            tls=options.tls,
+            verbose=options.verbose,
+            anonymous=False if options.require_token else None,
+        )
+        simulator.start()
+    except (SpecError, OSError) as error:
+        print(f"membersim: error: {error}", file=sys.stderr)
+        return 2 if isinstance(error, SpecError) else 1
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    try:
+        path = simulator.write_kubeconfig(options.kubeconfig)
+        for spec in specs:
+            print(
+                f"membersim: cluster {spec.name} at {simulator.endpoint(spec.name)} "
+                f"({spec.nodes} nodes, v{spec.version})",
+                flush=True,
+            )
+        print(
+            f"membersim: kubeconfig {path} (contexts: {', '.join(simulator.names)}); Ctrl-C to stop",
+            flush=True,
+        )
+        while not stop.wait(0.5):
+            pass
+    except OSError as error:
+        print(f"membersim: error: {error}", file=sys.stderr)
+        return 1
+    finally:
+        simulator.stop()
+    print("membersim: stopped", flush=True)
+    return 0
+
+
+def ctl(argv: list[str]) -> int:
+    options = _ctl_parser().parse_args(argv)
+    control_path = control_file_for(options.kubeconfig)
+    try:
+        control = json.loads(control_path.read_text())
+        url = control["clusters"][options.name]
+    except FileNotFoundError:
+        print(
+            f"membersim ctl: error: {control_path} not found (is "
+            f"membersim running with --kubeconfig {options.kubeconfig}?)",
+            file=sys.stderr,
+        )
+        return 1
+    except KeyError:
+        print(f"membersim ctl: error: no cluster named {options.name!r} in {control_path}", file=sys.stderr)
+        return 1
+    except ValueError as error:
+        print(f"membersim ctl: error: {control_path} is not valid JSON: {error}", file=sys.stderr)
+        return 1
+    body = json.dumps({"action": options.action, "args": options.args}).encode()
+    if not url.startswith(("http://", "https://")):
+        print(f"membersim ctl: error: {control_path} has an invalid control URL {url!r}", file=sys.stderr)
+        return 1
+    request = urllib.request.Request(  # noqa: S310 (scheme checked above)
+        url,
+        data=body,
+        method="POST",
+        headers={"Authorization": f"Bearer {control['token']}", "Content-Type": "application/json"},
+    )
+    context = ssl.create_default_context(cadata=control["ca"]) if control.get("ca") else None
+    try:
+        with urllib.request.urlopen(request, timeout=10, context=context) as response:  # noqa: S310 (http/https URL we wrote)
+            state: dict[str, Any] = json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        try:
+            message = json.loads(error.read()).get("message", error.reason)
+        except ValueError:
+            message = error.reason
+        print(f"membersim ctl: error: {message}", file=sys.stderr)
+        return 1
+    except (urllib.error.URLError, OSError) as error:
+        print(f"membersim ctl: error: cannot reach {url}: {getattr(error, 'reason', error)}", file=sys.stderr)
+        return 1
+    print(
+        f"{state['cluster']}: mode={state['mode']} delay={state['delay']}s "
+        f"errorCode={state['errorCode']} load={state['load']}"
+    )
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["ctl"]:
+        return ctl(argv[1:])
+    return serve(argv)

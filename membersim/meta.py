@@ -1,0 +1,77 @@
+"""Object metadata helpers: timestamps, uids, generated names, owner references."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import time
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+_random = random.Random()
+
+
+def now() -> str:
+    """RFC 3339 UTC timestamp with second precision, as the API server writes."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_time(value: str | None) -> float:
+    if not value:
+        return time.time()
+    try:
+        return datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
+    except ValueError:
+        return time.time()
+
+
+def new_uid() -> str:
+    return str(uuid.uuid4())
+
+
+def suffix(length: int = 5) -> str:
+    return "".join(_random.choice(_NAME_ALPHABET) for _ in range(length))
+
+
+def template_hash(template: Any) -> str:
+    """A stable short hash of a pod template, used as ``pod-template-hash``."""
+    digest = hashlib.sha256(json.dumps(template, sort_keys=True).encode()).digest()
+    number = int.from_bytes(digest[:8], "big")
+    chars = []
+    for _ in range(10):
+        number, index = divmod(number, len(_NAME_ALPHABET))
+        chars.append(_NAME_ALPHABET[index])
+    return "".join(chars)
+
+
+def owner_reference(owner: dict[str, Any], *, controller: bool = True) -> dict[str, Any]:
+    return {
+        "apiVersion": owner["apiVersion"],
+        "kind": owner["kind"],
+        "name": owner["metadata"]["name"],
+        "uid": owner["metadata"]["uid"],
+        "controller": controller,
+        "blockOwnerDeletion": True,
+    }
+
+
+def controller_uid(obj: dict[str, Any]) -> str | None:
+    for ref in obj["metadata"].get("ownerReferences") or []:
+        if ref.get("controller"):
+            return ref.get("uid")
+    return None
+
+
+def age(timestamp: str | None) -> str:
+    """kubectl's short human duration: 5s, 3m, 2h, 4d."""
+    seconds = max(0, int(time.time() - parse_time(timestamp)))
+    if seconds < 120:
+        return f"{seconds}s"
+    if seconds < 7200:
+        return f"{seconds // 60}m"
+    if seconds < 172800:
+        return f"{seconds // 3600}h"
+    return f"{seconds // 86400}d"

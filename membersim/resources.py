@@ -1,0 +1,181 @@
+"""The table of API resources membersim serves: group, version, kind, scope, verbs, subresources."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+READ_VERBS = ("get", "list", "watch")
+ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
+
+
+@dataclass(frozen=True)
+class Resource:
+    """One served resource type."""
+
+    group: str
+    version: str
+    plural: str
+    kind: str
+    namespaced: bool
+    short_names: tuple[str, ...] = ()
+    verbs: tuple[str, ...] = ALL_VERBS
+    subresources: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    has_status: bool = False
+    generation: bool = False
+    extra: dict = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def key(self) -> str:
+        """``deployments.apps``, ``pods``: how Kubernetes names the resource in messages."""
+        return f"{self.plural}.{self.group}" if self.group else self.plural
+
+    @property
+    def singular(self) -> str:
+        return self.kind.lower()
+
+
+ALL = ("all",)
+RESOURCES: tuple[Resource, ...] = (
+    Resource(
+        "",
+        "v1",
+        "namespaces",
+        "Namespace",
+        False,
+        ("ns",),
+        ("create", "delete", "get", "list", "patch", "update", "watch"),
+        ("status",),
+        has_status=True,
+    ),
+    Resource("", "v1", "nodes", "Node", False, ("no",), subresources=("status",), has_status=True),
+    Resource(
+        "",
+        "v1",
+        "pods",
+        "Pod",
+        True,
+        ("po",),
+        subresources=("status", "log"),
+        categories=ALL,
+        has_status=True,
+    ),
+    Resource(
+        "",
+        "v1",
+        "services",
+        "Service",
+        True,
+        ("svc",),
+        subresources=("status",),
+        categories=ALL,
+        has_status=True,
+    ),
+    Resource("", "v1", "configmaps", "ConfigMap", True, ("cm",)),
+    Resource("", "v1", "secrets", "Secret", True),
+    Resource("", "v1", "events", "Event", True, ("ev",)),
+    Resource(
+        "apps",
+        "v1",
+        "deployments",
+        "Deployment",
+        True,
+        ("deploy",),
+        subresources=("status", "scale"),
+        categories=ALL,
+        has_status=True,
+        generation=True,
+    ),
+    Resource(
+        "apps",
+        "v1",
+        "replicasets",
+        "ReplicaSet",
+        True,
+        ("rs",),
+        subresources=("status", "scale"),
+        categories=ALL,
+        has_status=True,
+        generation=True,
+    ),
+    Resource(
+        "apps",
+        "v1",
+        "statefulsets",
+        "StatefulSet",
+        True,
+        ("sts",),
+        subresources=("status", "scale"),
+        categories=ALL,
+        has_status=True,
+        generation=True,
+    ),
+    Resource(
+        "apps",
+        "v1",
+        "daemonsets",
+        "DaemonSet",
+        True,
+        ("ds",),
+        subresources=("status",),
+        categories=ALL,
+        has_status=True,
+        generation=True,
+    ),
+    Resource(
+        "batch",
+        "v1",
+        "jobs",
+        "Job",
+        True,
+        (),
+        subresources=("status",),
+        categories=ALL,
+        has_status=True,
+        generation=True,
+    ),
+    Resource("metrics.k8s.io", "v1beta1", "nodes", "NodeMetrics", False, (), READ_VERBS),
+    Resource("metrics.k8s.io", "v1beta1", "pods", "PodMetrics", True, (), READ_VERBS),
+)
+
+GROUP_VERSIONS: tuple[tuple[str, str], ...] = (
+    ("", "v1"),
+    ("apps", "v1"),
+    ("batch", "v1"),
+    ("metrics.k8s.io", "v1beta1"),
+)
+
+_BY_PATH = {(r.group, r.version, r.plural): r for r in RESOURCES}
+
+
+def find(group: str, version: str, plural: str) -> Resource | None:
+    return _BY_PATH.get((group, version, plural))
+
+
+def stored(group: str, plural: str) -> Resource:
+    """The stored (non-metrics) resource for a group and plural."""
+    resource = next(r for r in RESOURCES if r.group == group and r.plural == plural)
+    return resource
+
+
+def in_group_version(group: str, version: str) -> list[Resource]:
+    return [r for r in RESOURCES if r.group == group and r.version == version]
+
+
+POD = stored("", "pods")
+NODE = stored("", "nodes")
+NAMESPACE = stored("", "namespaces")
+SERVICE = stored("", "services")
+EVENT = stored("", "events")
+DEPLOYMENT = stored("apps", "deployments")
+REPLICASET = stored("apps", "replicasets")
+STATEFULSET = stored("apps", "statefulsets")
+DAEMONSET = stored("apps", "daemonsets")
+JOB = stored("batch", "jobs")
+NODE_METRICS = RESOURCES[-2]
+POD_METRICS = RESOURCES[-1]
+STORED = tuple(r for r in RESOURCES if r.group != "metrics.k8s.io")

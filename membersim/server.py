@@ -1,0 +1,605 @@
+"""The HTTP layer: routing, auth, faults, content negotiation, watches. Stdlib http.server only."""
+
+from __future__ import annotations
+
+import json
+import select
+import socket
+import ssl
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from membersim import api, discovery, errors, openapi_v2, tables
+from membersim.cluster import Cluster
+from membersim.resources import NODE_METRICS, POD_METRICS, Resource, find
+from membersim.store import Change
+
+if TYPE_CHECKING:
+    from membersim.simulator import Simulator
+
+KARMADA_PROXY = "/apis/cluster.karmada.io/v1alpha1/clusters/"
+CONTROL_PREFIX = "/membersim/control/"
+HEALTH_PATHS = {"/healthz", "/readyz", "/livez"}
+PUBLIC_PATHS = {"/version", "/version/", *HEALTH_PATHS}
+DEFAULT_WATCH_SECONDS = 1800.0
+BOOKMARK_EVERY = 5.0
+WRITE_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
+
+
+class MemberServer(ThreadingHTTPServer):
+    """One listening socket; serves ``default`` at the root and every cluster under a path prefix."""
+
+    daemon_threads = True
+    block_on_close = False
+    allow_reuse_address = True
+
+    def __init__(
+        self, address: tuple[str, int], simulator: Simulator, default: str | None, tls: ssl.SSLContext | None
+    ) -> None:
+        self.simulator = simulator
+        self.default = default
+        self.tls = tls
+        self.connections: set[socket.socket] = set()
+        self.connections_lock = threading.Lock()
+        super().__init__(address, Handler)
+
+    def get_request(self) -> tuple[Any, Any]:
+        sock, address = self.socket.accept()
+        if self.tls is not None:
+            # The handshake runs lazily in the handler thread, so a slow client cannot stall accept().
+            sock = self.tls.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
+        with self.connections_lock:
+            self.connections.add(sock)
+        return sock, address
+
+    def shutdown_request(self, request: Any) -> None:
+        with self.connections_lock:
+            self.connections.discard(request)
+        super().shutdown_request(request)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Clients that vanish mid-request (or fail the TLS handshake) are not errors worth printing."""
+
+    def close_connections(self) -> None:
+        with self.connections_lock:
+            connections = list(self.connections)
+        for sock in connections:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "membersim"
+    sys_version = ""
+    timeout = 300
+    server: MemberServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        if self.server.simulator.verbose:
+            super().log_message(format, *args)
+
+    def do_GET(self) -> None:
+        self._handle()
+
+    do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = do_GET
+
+    # ------------------------------------------------------------ plumbing
+
+    def _read_body(self) -> bytes:
+        """Always drain the body, whatever the method: an unread DELETE body corrupts the next request."""
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            chunks = []
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline().strip():
+                        pass
+                    return b"".join(chunks)
+                chunks.append(self.rfile.read(size))
+                self.rfile.readline()
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length > 0 else b""
+
+    def _send(
+        self,
+        code: int,
+        body: bytes,
+        content_type: str = "application/json",
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-cache, private")
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _json(self, code: int, obj: Any, content_type: str = "application/json") -> None:
+        self._send(code, json.dumps(obj, separators=(",", ":")).encode(), content_type)
+
+    def _error(self, error: errors.ApiError) -> None:
+        headers = {"WWW-Authenticate": 'Bearer realm="membersim"'} if error.code == 401 else None
+        self._send(error.code, json.dumps(error.status()).encode(), headers=headers)
+
+    def _handle(self) -> None:
+        try:
+            raw = self._read_body()
+            split = urlsplit(self.path)
+            path = unquote(split.path)
+            query = dict(parse_qsl(split.query, keep_blank_values=True))
+            if path.startswith(CONTROL_PREFIX):
+                self._control(path[len(CONTROL_PREFIX) :], raw)
+                return
+            cluster, rest = self._route(path)
+            if cluster is None:
+                self._error(errors.path_not_found())
+                return
+            if not self._apply_faults(cluster, rest):
+                return
+            self._dispatch(cluster, rest, api.Query(query), raw)
+        except errors.ApiError as error:
+            self._error(error)
+        except (BrokenPipeError, ConnectionResetError, ssl.SSLError, TimeoutError):
+            self.close_connection = True
+
+    def _route(self, path: str) -> tuple[Cluster | None, str]:
+        simulator = self.server.simulator
+        for prefix in ("/clusters/", KARMADA_PROXY):
+            if path.startswith(prefix):
+                name, _, rest = path[len(prefix) :].partition("/")
+                if prefix == KARMADA_PROXY:
+                    if not rest.startswith("proxy"):
+                        return None, path
+                    rest = rest[len("proxy") :].lstrip("/")
+                return simulator.clusters.get(name), "/" + rest
+        if self.server.default is None:
+            return None, path
+        return simulator.clusters.get(self.server.default), path
+
+    # ------------------------------------------------------------ faults and control
+
+    def _apply_faults(self, cluster: Cluster, path: str) -> bool:
+        """False when the request must not be answered normally (already answered or dropped)."""
+        stopping = self.server.simulator.stopping
+        if cluster.fault.mode == "down":
+            self._hang(cluster)
+            if stopping.is_set() or cluster.fault.mode == "down":
+                self.close_connection = True
+                return False
+        if cluster.fault.delay > 0:
+            stopping.wait(cluster.fault.delay)
+        if cluster.fault.mode == "errors":
+            code = cluster.fault.error_code
+            if path in HEALTH_PATHS or path.startswith(("/healthz/", "/readyz/", "/livez/")):
+                self._send(
+                    code,
+                    b"[-]etcd failed: reason withheld\nhealthz check failed\n",
+                    "text/plain; charset=utf-8",
+                )
+            else:
+                self._error(errors.unavailable(code))
+            return False
+        return True
+
+    def _hang(self, cluster: Cluster) -> None:
+        """Hold the connection without answering, like a black-holed API server, until the
+        cluster comes back, the client gives up, or the simulator stops."""
+        sock = self.connection
+        stopping = self.server.simulator.stopping
+        while cluster.fault.mode == "down" and not stopping.is_set():
+            with cluster.fault_changed:
+                cluster.fault_changed.wait(0.2)
+            try:
+                readable, _, _ = select.select([sock], [], [], 0)
+                if readable and not sock.recv(1):
+                    return
+            except (OSError, ValueError, ssl.SSLError):
+                return
+
+    def _control(self, name: str, raw: bytes) -> None:
+        simulator = self.server.simulator
+        if self.headers.get("Authorization", "") != f"Bearer {simulator.control_token}":
+            self._error(errors.unauthorized())
+            return
+        if name not in simulator.clusters:
+            self._error(errors.ApiError(404, "NotFound", f'cluster "{name}" not found'))
+            return
+        if self.command == "POST":
+            try:
+                body = json.loads(raw or b"{}")
+                action = body.get("action", "")
+                args = body.get("args") or []
+                simulator.control(name, action, *args)
+            except (ValueError, AttributeError, TypeError) as error:
+                self._error(errors.bad_request(str(error)))
+                return
+        elif self.command != "GET":
+            self._error(errors.method_not_allowed(self.command))
+            return
+        self._json(200, simulator.describe(name))
+
+    # ------------------------------------------------------------ dispatch
+
+    def _dispatch(self, cluster: Cluster, path: str, query: api.Query, raw: bytes) -> None:
+        method = self.command
+        accept = self.headers.get("Accept") or ""
+        if path in ("/version", "/version/"):
+            self._json(200, self.server.simulator.version_info(cluster))
+            return
+        if path in HEALTH_PATHS or path.startswith(("/healthz/", "/readyz/", "/livez/")):
+            self._send(200, b"ok", "text/plain; charset=utf-8")
+            return
+        role = self._authenticate(cluster)
+        if method in WRITE_VERBS and role == "viewer":
+            raise errors.ApiError(
+                403,
+                "Forbidden",
+                f'User "viewer" cannot {WRITE_VERBS[method]} {path}: the viewer token is read-only',
+            )
+        if method == "OPTIONS":
+            raise errors.method_not_allowed(method)
+        parts = [p for p in path.split("/") if p]
+        if parts[:1] == ["openapi"]:
+            self._openapi(cluster, parts)
+            return
+        if not parts or parts[0] not in ("api", "apis"):
+            raise errors.path_not_found()
+        if len(parts) == 1:
+            self._root_discovery(parts[0] == "api", accept)
+            return
+        if parts[0] == "api":
+            group, version, rest = "", parts[1], parts[2:]
+        elif len(parts) == 2:
+            document = discovery.api_group(parts[1])
+            if document is None or method != "GET":
+                raise errors.path_not_found()
+            self._json(200, document)
+            return
+        else:
+            group, version, rest = parts[1], parts[2], parts[3:]
+        if not rest:
+            document = discovery.resource_list(group, version)
+            if document is None or method != "GET":
+                raise errors.path_not_found()
+            self._json(200, document)
+            return
+        self._resource(cluster, group, version, rest, query, raw, accept)
+
+    def _authenticate(self, cluster: Cluster) -> str:
+        header = self.headers.get("Authorization", "")
+        token = header[7:].strip() if header.lower().startswith("bearer ") else ""
+        if token and token == cluster.token:
+            return "admin"
+        if token and token == cluster.viewer_token:
+            return "viewer"
+        if not token and self.server.simulator.anonymous:
+            return "admin"
+        raise errors.unauthorized()
+
+    def _root_discovery(self, core: bool, accept: str) -> None:
+        version = discovery.aggregated_version(accept)
+        if version:
+            self._json(200, discovery.aggregated(core, version), discovery.AGGREGATED.format(version=version))
+        elif core:
+            host = (
+                self.headers.get("Host") or f"{self.server.server_address[0]}:{self.server.server_address[1]}"
+            )
+            self._json(200, discovery.api_versions(host))
+        else:
+            self._json(200, discovery.api_group_list())
+
+    def _openapi(self, cluster: Cluster, parts: list[str]) -> None:
+        if parts[1:] == ["v2"]:
+            self._send(200, openapi_v2.document(cluster.spec.version), openapi_v2.CONTENT_TYPE)
+            return
+        if parts[1:2] != ["v3"]:
+            raise errors.path_not_found()
+        if len(parts) == 2:
+            self._json(200, discovery.openapi_index(cluster.spec.version))
+            return
+        tail = parts[2:]
+        if tail[0] == "api" and len(tail) == 2:
+            document = discovery.openapi_gv("", tail[1], cluster.spec.version)
+        elif tail[0] == "apis" and len(tail) == 3:
+            document = discovery.openapi_gv(tail[1], tail[2], cluster.spec.version)
+        else:
+            document = None
+        if document is None:
+            raise errors.path_not_found()
+        self._json(200, document)
+
+    def _resource(
+        self,
+        cluster: Cluster,
+        group: str,
+        version: str,
+        rest: list[str],
+        query: api.Query,
+        raw: bytes,
+        accept: str,
+    ) -> None:
+        method = self.command
+        watch = False
+        if rest[0] == "watch":
+            watch, rest = True, rest[1:]
+            if not rest:
+                raise errors.path_not_found()
+        namespace: str | None = None
+        if rest[0] == "namespaces" and len(rest) >= 3:
+            candidate = find(group, version, rest[2])
+            if candidate is not None and candidate.namespaced:
+                namespace, rest = rest[1], rest[2:]
+        resource = find(group, version, rest[0])
+        if resource is None or len(rest) > 3:
+            raise errors.path_not_found()
+        name = rest[1] if len(rest) > 1 else None
+        sub = rest[2] if len(rest) > 2 else ""
+        if (resource.namespaced and name is not None and namespace is None) or (
+            not resource.namespaced and namespace is not None
+        ):
+            raise errors.path_not_found()
+        if sub and sub not in resource.subresources:
+            raise errors.path_not_found()
+        if query.get("watch") in ("true", "1"):
+            watch = True
+        ns = namespace or ""
+        if method in ("GET", "HEAD"):
+            self._read(cluster, resource, namespace, name, sub, watch, query, accept)
+            return
+        if watch:
+            raise errors.method_not_allowed(method)
+        needed = {
+            "POST": "create",
+            "PUT": "update",
+            "PATCH": "patch",
+            "DELETE": "delete" if name else "deletecollection",
+        }[method]
+        if needed not in resource.verbs or (sub == "log"):
+            raise errors.method_not_allowed(method)
+        content_type = self.headers.get("Content-Type") or "application/json"
+        if method == "POST":
+            if name is not None:
+                raise errors.method_not_allowed(method)
+            if resource.namespaced and namespace is None:
+                raise errors.path_not_found()
+            self._json(201, api.create(cluster, resource, ns, api.parse_body(raw, content_type), query))
+        elif method == "PUT":
+            if name is None:
+                raise errors.method_not_allowed(method)
+            self._json(
+                200, api.replace(cluster, resource, ns, name, sub, api.parse_body(raw, content_type), query)
+            )
+        elif method == "PATCH":
+            if name is None:
+                raise errors.method_not_allowed(method)
+            code, obj = api.patch(
+                cluster, resource, ns, name, sub, raw, self.headers.get("Content-Type") or "", query
+            )
+            self._json(code, obj)
+        elif name is None:
+            self._json(
+                200,
+                api.delete_collection(cluster, resource, namespace, api.parse_body(raw, content_type), query),
+            )
+        else:
+            self._json(200, api.delete(cluster, resource, ns, name, api.parse_body(raw, content_type), query))
+
+    def _read(
+        self,
+        cluster: Cluster,
+        resource: Resource,
+        namespace: str | None,
+        name: str | None,
+        sub: str,
+        watch: bool,
+        query: api.Query,
+        accept: str,
+    ) -> None:
+        ns = namespace or ""
+        if watch:
+            if "watch" not in resource.verbs or sub:
+                raise errors.method_not_allowed("GET")
+            self._watch(cluster, resource, namespace, name, query, accept)
+            return
+        as_table = tables.wants_table(accept) and not sub and resource not in (NODE_METRICS, POD_METRICS)
+        include = query.get("includeObject") or "Metadata"
+        if name is None:
+            items, list_meta = api.list_objects(cluster, resource, namespace, query)
+            if as_table:
+                self._json(200, tables.table(resource, items, list_meta, include=include))
+                return
+            stripped = [{k: v for k, v in item.items() if k not in ("kind", "apiVersion")} for item in items]
+            self._json(
+                200,
+                {
+                    "kind": f"{resource.kind}List",
+                    "apiVersion": resource.api_version,
+                    "metadata": list_meta,
+                    "items": stripped,
+                },
+            )
+            return
+        if sub == "log":
+            self._send(200, api.pod_log(cluster, ns, name, query).encode(), "text/plain")
+            return
+        obj = api.get(cluster, resource, ns, name)
+        if sub == "scale":
+            obj = api.scale_of(resource, obj)
+        if as_table:
+            self._json(
+                200,
+                tables.table(
+                    resource,
+                    [obj],
+                    {"resourceVersion": obj["metadata"].get("resourceVersion", "")},
+                    include=include,
+                ),
+            )
+            return
+        self._json(200, obj)
+
+    # ------------------------------------------------------------ watch
+
+    def _watch(
+        self,
+        cluster: Cluster,
+        resource: Resource,
+        namespace: str | None,
+        name: str | None,
+        query: api.Query,
+        accept: str,
+    ) -> None:
+        matches = api.matcher(query, namespace)
+        if name is not None:
+            base = matches
+            matches = lambda obj: base(obj) and obj["metadata"]["name"] == name  # noqa: E731
+        try:
+            timeout = float(query.get("timeoutSeconds") or DEFAULT_WATCH_SECONDS)
+        except ValueError:
+            raise errors.bad_request("timeoutSeconds must be a number") from None
+        start = query.get("resourceVersion")
+        if start not in ("", "0") and not start.isdigit():
+            raise errors.bad_request(f"invalid resourceVersion {start!r}")
+        as_table = tables.wants_table(accept)
+        include = query.get("includeObject") or "Metadata"
+        bookmarks = query.get("allowWatchBookmarks") in ("true", "1")
+        store = cluster.store
+        initial: list[dict[str, Any]] = []
+        expired = False
+        with store.lock:
+            if start in ("", "0"):
+                initial = [o for o in store.list(resource, namespace) if matches(o)]
+                last = store.rv
+            else:
+                last = int(start)
+                expired = store.changes_since(last) is None
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Cache-Control", "no-cache, private")
+        self.end_headers()
+        first = [True]
+
+        def emit(kind: str, obj: dict[str, Any]) -> None:
+            if as_table and kind in ("ADDED", "MODIFIED", "DELETED"):
+                obj = tables.table(
+                    resource,
+                    [obj],
+                    {"resourceVersion": obj["metadata"].get("resourceVersion", "")},
+                    include=include,
+                    with_columns=first[0],
+                )
+                first[0] = False
+            data = json.dumps({"type": kind, "object": obj}, separators=(",", ":")).encode() + b"\n"
+            self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+            self.wfile.flush()
+
+        try:
+            if expired:
+                emit(
+                    "ERROR",
+                    errors.gone(f"too old resource version: {start} ({store.compacted_rv + 1})").status(),
+                )
+                return
+            for obj in initial:
+                emit("ADDED", obj)
+            self._stream(cluster, resource, matches, last, timeout, bookmarks, emit)
+        finally:
+            try:
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+            except OSError:
+                self.close_connection = True
+
+    def _stream(
+        self,
+        cluster: Cluster,
+        resource: Resource,
+        matches: Any,
+        last: int,
+        timeout: float,
+        bookmarks: bool,
+        emit: Any,
+    ) -> None:
+        store = cluster.store
+        stopping = self.server.simulator.stopping
+        deadline = time.monotonic() + timeout
+        last_sent = time.monotonic()
+        while not stopping.is_set() and not store.closed:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return
+            with store.changed:
+                if store.rv <= last:
+                    store.changed.wait(min(remaining, 1.0))
+                changes = store.changes_since(last)
+                current = store.rv
+            if cluster.fault.mode == "errors":
+                return
+            if cluster.fault.mode == "down":
+                self._hang(cluster)
+                self.close_connection = True
+                return
+            if changes is None:
+                emit(
+                    "ERROR",
+                    errors.gone(f"too old resource version: {last} ({store.compacted_rv + 1})").status(),
+                )
+                return
+            for change in changes:
+                event = _event_for(change, resource, matches)
+                if event:
+                    emit(*event)
+                    last_sent = time.monotonic()
+            last = current
+            if bookmarks and time.monotonic() - last_sent >= BOOKMARK_EVERY:
+                emit(
+                    "BOOKMARK",
+                    {
+                        "kind": resource.kind,
+                        "apiVersion": resource.api_version,
+                        "metadata": {"resourceVersion": str(last)},
+                    },
+                )
+                last_sent = time.monotonic()
+            if self._client_gone():
+                return
+
+    def _client_gone(self) -> bool:
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            if readable:
+                if isinstance(self.connection, ssl.SSLSocket):
+                    return False
+                return not self.connection.recv(1, socket.MSG_PEEK)
+        except (OSError, ValueError):
+            return True
+        return False
+
+
+def _event_for(change: Change, resource: Resource, matches: Any) -> tuple[str, dict[str, Any]] | None:
+    """A watch event for ``change``, turning selector exits into DELETED and entries into ADDED."""
+    if change.resource is not resource:
+        return None
+    now = matches(change.obj)
+    before = change.old is not None and matches(change.old)
+    if change.type == "DELETED":
+        return ("DELETED", change.obj) if before else None
+    if change.type == "ADDED":
+        return ("ADDED", change.obj) if now else None
+    if now and before:
+        return "MODIFIED", change.obj
+    if now:
+        return "ADDED", change.obj
+    if before:
+        return "DELETED", change.obj
+    return None

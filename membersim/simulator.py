@@ -1,0 +1,291 @@
+"""Simulator: serves a set of clusters over HTTP(S), writes their kubeconfig and applies faults."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import secrets
+import threading
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from membersim.cluster import Cluster
+from membersim.server import CONTROL_PREFIX, MemberServer
+from membersim.spec import ClusterSpec, SpecError
+
+ACTIONS = ("down", "up", "slow", "errors", "load", "node-notready", "node-ready")
+
+
+def control_file_for(kubeconfig: str | os.PathLike[str]) -> Path:
+    """Where the control token and URLs live: next to the kubeconfig, readable by its owner only."""
+    path = Path(kubeconfig)
+    return path.with_name(path.name + ".membersim.json")
+
+
+class Simulator:
+    """Serves simulated member clusters; see the package docstring for the stable API."""
+
+    def __init__(
+        self,
+        clusters: list[ClusterSpec],
+        host: str = "127.0.0.1",
+        port: int = 0,
+        single_port: bool = False,
+        tls: bool = False,
+        verbose: bool = False,
+        anonymous: bool | None = None,
+    ) -> None:
+        names = [spec.name for spec in clusters]
+        if not names:
+            raise SpecError("at least one cluster is needed")
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise SpecError(f"cluster names must be unique: {', '.join(duplicates)}")
+        if not 0 <= port <= 65535:
+            raise SpecError(f"port must be between 0 and 65535, got {port}")
+        self.specs = list(clusters)
+        self.host, self.port, self.single_port, self.tls, self.verbose = host, port, single_port, tls, verbose
+        # kubectl (client-go's kubeconfig loader) sends credentials only over TLS, so plain-HTTP clusters
+        # accept requests without a token, as the old insecure port did; a wrong token is still a 401.
+        self.anonymous = (not tls) if anonymous is None else anonymous
+        self.clusters: dict[str, Cluster] = {}
+        self.control_token = secrets.token_urlsafe(24)
+        self.stopping = threading.Event()
+        self._servers: list[MemberServer] = []
+        self._threads: list[threading.Thread] = []
+        self._endpoints: dict[str, str] = {}
+        self._ca_pem: bytes | None = None
+        self._started = False
+
+    # ------------------------------------------------------------ lifecycle
+
+    def start(self) -> Simulator:
+        if self._started:
+            return self
+        for spec in self.specs:
+            self.clusters[spec.name] = Cluster(spec)
+        context = None
+        if self.tls:
+            from membersim.tls import make_certificates, server_context
+
+            self._ca_pem, cert_pem, key_pem = make_certificates(self.host)
+            context = server_context(cert_pem, key_pem)
+        scheme = "https" if self.tls else "http"
+        display_host = f"[{self.host}]" if ":" in self.host else self.host
+        try:
+            if self.single_port:
+                server = MemberServer((self.host, self.port), self, None, context)
+                self._servers.append(server)
+                for name in self.clusters:
+                    self._endpoints[name] = (
+                        f"{scheme}://{display_host}:{server.server_address[1]}/clusters/{name}"
+                    )
+            else:
+                for index, name in enumerate(self.clusters):
+                    port = self.port + index if self.port else 0
+                    server = MemberServer((self.host, port), self, name, context)
+                    self._servers.append(server)
+                    self._endpoints[name] = f"{scheme}://{display_host}:{server.server_address[1]}"
+        except OSError as error:
+            for server in self._servers:
+                server.server_close()
+            self._servers.clear()
+            raise OSError(
+                error.errno,
+                f"cannot listen on {self.host}:{self.port or 'ephemeral ports'}: {error.strerror}",
+            ) from None
+        for server in self._servers:
+            thread = threading.Thread(
+                target=server.serve_forever,
+                kwargs={"poll_interval": 0.5},
+                name=f"membersim-{server.default or 'all'}",
+                daemon=True,
+            )
+            thread.start()
+            self._threads.append(thread)
+        self._started = True
+        return self
+
+    def stop(self) -> None:
+        """Stop serving; hung, slow and watching requests end promptly."""
+        if not self._started:
+            return
+        self.stopping.set()
+        for cluster in self.clusters.values():
+            cluster.store.close()
+            with cluster.fault_changed:
+                cluster.fault_changed.notify_all()
+        stoppers = [threading.Thread(target=server.shutdown, daemon=True) for server in self._servers]
+        for stopper in stoppers:
+            stopper.start()
+        for stopper in stoppers:
+            stopper.join(5)
+        for server in self._servers:
+            server.close_connections()
+            server.server_close()
+        for thread in self._threads:
+            thread.join(5)
+        self._servers.clear()
+        self._threads.clear()
+        self._started = False
+
+    def __enter__(self) -> Simulator:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ------------------------------------------------------------ access
+
+    @property
+    def names(self) -> list[str]:
+        return [spec.name for spec in self.specs]
+
+    def cluster(self, name: str) -> Cluster:
+        try:
+            return self.clusters[name]
+        except KeyError:
+            raise KeyError(f"no cluster named {name!r}") from None
+
+    def endpoint(self, name: str) -> str:
+        self.cluster(name)
+        return self._endpoints[name]
+
+    def token(self, name: str, role: str = "admin") -> str:
+        """The bearer token of ``name``; role "viewer" gives a read-only token (writes get 403)."""
+        cluster = self.cluster(name)
+        if role not in ("admin", "viewer"):
+            raise ValueError("role must be 'admin' or 'viewer'")
+        return cluster.token if role == "admin" else cluster.viewer_token
+
+    def ca_pem(self) -> str | None:
+        return self._ca_pem.decode() if self._ca_pem else None
+
+    def control_url(self, name: str) -> str:
+        endpoint = self.endpoint(name)
+        base = endpoint.split("/clusters/")[0] if self.single_port else endpoint
+        return f"{base}{CONTROL_PREFIX}{name}"
+
+    def version_info(self, cluster: Cluster) -> dict[str, str]:
+        version = cluster.spec.version
+        major, minor, _ = version.split(".")
+        return {
+            "major": major,
+            "minor": minor,
+            "gitVersion": f"v{version}",
+            "gitCommit": hashlib.sha256(version.encode()).hexdigest()[:40],
+            "gitTreeState": "clean",
+            "buildDate": "2025-01-01T00:00:00Z",
+            "goVersion": "go1.23.4",
+            "compiler": "gc",
+            "platform": "linux/amd64",
+        }
+
+    # ------------------------------------------------------------ kubeconfig
+
+    def kubeconfig(self) -> dict[str, Any]:
+        """One context per cluster, each with its own cluster entry and token user, all named after it."""
+        clusters, users, contexts = [], [], []
+        for name in self.names:
+            entry: dict[str, Any] = {"server": self.endpoint(name)}
+            if self._ca_pem:
+                entry["certificate-authority-data"] = base64.b64encode(self._ca_pem).decode()
+            clusters.append({"name": name, "cluster": entry})
+            users.append({"name": name, "user": {"token": self.token(name)}})
+            contexts.append(
+                {"name": name, "context": {"cluster": name, "user": name, "namespace": "default"}}
+            )
+        return {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "preferences": {},
+            "clusters": clusters,
+            "users": users,
+            "contexts": contexts,
+            "current-context": self.names[0],
+        }
+
+    def write_kubeconfig(self, path: str | os.PathLike[str]) -> Path:
+        """Write the kubeconfig (mode 0600) and, next to it, the control file ``ctl`` reads."""
+        if not self._started:
+            raise RuntimeError("start the simulator before writing its kubeconfig")
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        control = {
+            "token": self.control_token,
+            "ca": self.ca_pem(),
+            "clusters": {name: self.control_url(name) for name in self.names},
+        }
+        _write_private(control_file_for(target), json.dumps(control, indent=2) + "\n")
+        # The kubeconfig goes last: its appearance tells a supervisor that every cluster is serving.
+        _write_private(target, yaml.safe_dump(self.kubeconfig(), sort_keys=False))
+        return target
+
+    # ------------------------------------------------------------ faults
+
+    def control(self, name: str, action: str, *args: Any) -> dict[str, Any]:
+        """Apply a fault or fix: down, up, slow SECONDS, errors "
+        "[CODE], load FACTOR, node-notready NODE, node-ready NODE."""
+        cluster = self.cluster(name)
+        if action not in ACTIONS:
+            raise ValueError(f"unknown action {action!r}; use one of {', '.join(ACTIONS)}")
+        needs = {"slow": "SECONDS", "load": "FACTOR", "node-notready": "NODE", "node-ready": "NODE"}
+        if action in needs and len(args) != 1:
+            raise ValueError(f"{action} needs exactly one argument ({needs[action]})")
+        if action in ("down", "up") and args:
+            raise ValueError(f"{action} takes no argument")
+        if action == "down":
+            cluster.fault.mode = "down"
+        elif action == "up":
+            cluster.fault.mode, cluster.fault.delay = "up", 0.0
+        elif action == "slow":
+            cluster.fault.delay = _number(args[0], "slow SECONDS", maximum=3600)
+        elif action == "errors":
+            if len(args) > 1:
+                raise ValueError("errors takes at most one argument (the HTTP status, 500 or 503)")
+            code = int(_number(args[0], "errors CODE")) if args else 503
+            if code not in (500, 502, 503, 504):
+                raise ValueError(f"errors CODE must be 500, 502, 503 or 504, got {code}")
+            cluster.fault.mode, cluster.fault.error_code = "errors", code
+        elif action == "load":
+            cluster.load = _number(args[0], "load FACTOR", maximum=1000)
+        else:
+            try:
+                cluster.set_node_ready(str(args[0]), action == "node-ready")
+            except KeyError:
+                raise ValueError(f'cluster {name} has no node "{args[0]}"') from None
+        with cluster.fault_changed:
+            cluster.fault_changed.notify_all()
+        return self.describe(name)
+
+    def describe(self, name: str) -> dict[str, Any]:
+        cluster = self.cluster(name)
+        return {
+            "cluster": name,
+            "endpoint": self.endpoint(name),
+            **cluster.fault.describe(),
+            "load": cluster.load,
+        }
+
+
+def _number(value: Any, what: str, maximum: float | None = None) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be a number, got {value!r}") from None
+    if number < 0 or number != number or (maximum is not None and number > maximum):
+        raise ValueError(f"{what} must be between 0 and {maximum}, got {value!r}")
+    return number
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write atomically (temp file + rename) with mode 0600, so readers never see half a file."""
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w") as handle:
+        handle.write(text)
+    os.replace(temporary, path)

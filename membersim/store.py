@@ -1,0 +1,108 @@
+"""One cluster's object store: objects by resource, a resourceVersion counter and a change log for watches."""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from membersim.resources import Resource
+
+LOG_SIZE = 2000
+
+
+@dataclass(frozen=True)
+class Change:
+    """One logged write, replayed to watchers."""
+
+    rv: int
+    resource: Resource
+    type: str  # ADDED, MODIFIED, DELETED
+    obj: dict[str, Any]
+    old: dict[str, Any] | None
+
+
+class Store:
+    """Objects are never mutated once stored: every write stores a new dict, so readers may
+    serialise what they got without holding the lock."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.changed = threading.Condition(self.lock)
+        self.rv = 0
+        self._objects: dict[Resource, dict[str, dict[str, dict[str, Any]]]] = {}
+        self._log: deque[Change] = deque(maxlen=LOG_SIZE)
+        self.compacted_rv = 0
+        self.closed = False
+
+    def next_rv(self) -> int:
+        self.rv += 1
+        return self.rv
+
+    def get(self, resource: Resource, namespace: str, name: str) -> dict[str, Any] | None:
+        return self._objects.get(resource, {}).get(namespace, {}).get(name)
+
+    def list(self, resource: Resource, namespace: str | None = None) -> list[dict[str, Any]]:
+        """Objects sorted by namespace then name; all namespaces when ``namespace`` is None."""
+        by_namespace = self._objects.get(resource, {})
+        with self.lock:
+            if namespace is not None:
+                return [by_namespace[namespace][n] for n in sorted(by_namespace.get(namespace, {}))]
+            return [by_namespace[ns][n] for ns in sorted(by_namespace) for n in sorted(by_namespace[ns])]
+
+    def iter(self, resource: Resource, namespace: str | None = None) -> Iterator[dict[str, Any]]:
+        """Unsorted objects; call with the lock held."""
+        by_namespace = self._objects.get(resource, {})
+        spaces = [by_namespace.get(namespace, {})] if namespace is not None else list(by_namespace.values())
+        for objects in spaces:
+            yield from list(objects.values())
+
+    def count(self, resource: Resource) -> int:
+        return sum(len(v) for v in self._objects.get(resource, {}).values())
+
+    def put(self, resource: Resource, obj: dict[str, Any], *, log: bool = True) -> dict[str, Any]:
+        """Store ``obj`` (a new dict) under a new resourceVersion and tell watchers."""
+        with self.lock:
+            meta = obj["metadata"]
+            namespace = meta.get("namespace", "") if resource.namespaced else ""
+            objects = self._objects.setdefault(resource, {}).setdefault(namespace, {})
+            old = objects.get(meta["name"])
+            rv = self.next_rv()
+            obj["metadata"] = {**meta, "resourceVersion": str(rv)}
+            objects[meta["name"]] = obj
+            if log:
+                self._record(Change(rv, resource, "MODIFIED" if old else "ADDED", obj, old))
+            else:
+                self.compacted_rv = rv
+            return obj
+
+    def remove(self, resource: Resource, namespace: str, name: str) -> dict[str, Any] | None:
+        with self.lock:
+            objects = self._objects.get(resource, {}).get(namespace if resource.namespaced else "", {})
+            old = objects.pop(name, None)
+            if old is None:
+                return None
+            rv = self.next_rv()
+            gone = {**old, "metadata": {**old["metadata"], "resourceVersion": str(rv)}}
+            self._record(Change(rv, resource, "DELETED", gone, old))
+            return gone
+
+    def _record(self, change: Change) -> None:
+        if len(self._log) == self._log.maxlen:
+            self.compacted_rv = self._log[0].rv
+        self._log.append(change)
+        self.changed.notify_all()
+
+    def changes_since(self, rv: int) -> list[Change] | None:
+        """Changes after ``rv``, or None when some of them were already compacted away."""
+        with self.lock:
+            if rv < self.compacted_rv:
+                return None
+            return [c for c in self._log if c.rv > rv]
+
+    def close(self) -> None:
+        with self.lock:
+            self.closed = True
+            self.changed.notify_all()

@@ -1,0 +1,222 @@
+"""The in-process controller: workloads become pods placed on fitting nodes, with statuses that follow."""
+
+from __future__ import annotations
+
+import pytest
+
+from membersim import api, metrics
+from membersim.cluster import Cluster
+from membersim.errors import ApiError
+from membersim.resources import DAEMONSET, DEPLOYMENT, JOB, POD, REPLICASET, STATEFULSET
+from membersim.spec import ClusterSpec
+
+NO_QUERY = api.Query()
+
+
+@pytest.fixture
+def cluster():
+    return Cluster(
+        ClusterSpec(
+            name="test", nodes=3, node_cpu="4", node_memory="8Gi", ssd_nodes=1, zones=["a", "b"], region="r1"
+        )
+    )
+
+
+def workload(kind="Deployment", name="web", replicas=2, cpu="1", **pod_spec):
+    container = {
+        "name": "c",
+        "image": "nginx:1.27",
+        "resources": {"requests": {"cpu": cpu, "memory": "256Mi"}},
+    }
+    template = {"metadata": {"labels": {"app": name}}, "spec": {"containers": [container], **pod_spec}}
+    spec = {"selector": {"matchLabels": {"app": name}}, "template": template}
+    if kind != "DaemonSet":
+        spec["replicas"] = replicas
+    return {"kind": kind, "metadata": {"name": name}, "spec": spec}
+
+
+def pods(cluster, app="web"):
+    return [p for p in cluster.store.list(POD, "default") if p["metadata"]["labels"].get("app") == app]
+
+
+def test_a_deployment_gets_a_replicaset_and_running_ready_pods_spread_over_nodes(cluster):
+    api.create(cluster, DEPLOYMENT, "default", workload(replicas=3), NO_QUERY)
+    running = pods(cluster)
+    assert len(running) == 3
+    assert {p["spec"]["nodeName"] for p in running} == {"test-node-1", "test-node-2", "test-node-3"}
+    assert all(
+        p["status"]["phase"] == "Running" and p["status"]["podIP"].startswith("10.244.") for p in running
+    )
+    (replica_set,) = cluster.store.list(REPLICASET, "default")
+    assert running[0]["metadata"]["ownerReferences"][0]["uid"] == replica_set["metadata"]["uid"]
+    status = cluster.store.get(DEPLOYMENT, "default", "web")["status"]
+    assert (
+        status["replicas"],
+        status["readyReplicas"],
+        status["availableReplicas"],
+        status["updatedReplicas"],
+    ) == (3, 3, 3, 3)
+    assert {c["type"]: c["status"] for c in status["conditions"]} == {
+        "Available": "True",
+        "Progressing": "True",
+    }
+
+
+def test_pods_that_fit_nowhere_stay_pending_with_an_unschedulable_condition(cluster):
+    api.create(cluster, DEPLOYMENT, "default", workload(replicas=5, cpu="3"), NO_QUERY)
+    pending = [p for p in pods(cluster) if not p["spec"].get("nodeName")]
+    assert len(pending) == 2
+    condition = pending[0]["status"]["conditions"][0]
+    assert (condition["type"], condition["status"], condition["reason"]) == (
+        "PodScheduled",
+        "False",
+        "Unschedulable",
+    )
+    assert condition["message"] == "0/3 nodes are available: 3 Insufficient cpu."
+    status = cluster.store.get(DEPLOYMENT, "default", "web")["status"]
+    assert (status["replicas"], status["availableReplicas"], status["unavailableReplicas"]) == (5, 3, 2)
+    assert {c["type"]: c["status"] for c in status["conditions"]}["Available"] == "False"
+
+
+def test_pending_pods_are_placed_when_a_node_joins(cluster):
+    api.create(cluster, DEPLOYMENT, "default", workload(replicas=4, cpu="3"), NO_QUERY)
+    cluster.add_node()
+    assert all(p["spec"].get("nodeName") for p in pods(cluster))
+    assert cluster.store.get(DEPLOYMENT, "default", "web")["status"]["readyReplicas"] == 4
+
+
+def test_node_selector_for_ssd_lands_only_on_ssd_nodes(cluster):
+    api.create(
+        cluster,
+        DEPLOYMENT,
+        "default",
+        workload(replicas=2, cpu="1", nodeSelector={"disk-type": "ssd"}),
+        NO_QUERY,
+    )
+    assert {p["spec"]["nodeName"] for p in pods(cluster)} == {"test-node-1"}
+
+
+def test_a_template_change_rolls_every_pod_and_scale_down_deletes_pods(cluster):
+    api.create(cluster, DEPLOYMENT, "default", workload(replicas=3), NO_QUERY)
+    before = {p["metadata"]["name"] for p in pods(cluster)}
+    patch = b'{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"nginx:1.28"}]}}}}'
+    api.patch(cluster, DEPLOYMENT, "default", "web", "", patch, api.STRATEGIC_PATCH, NO_QUERY)
+    after = pods(cluster)
+    assert len(after) == 3 and not before & {p["metadata"]["name"] for p in after}
+    assert {p["spec"]["containers"][0]["image"] for p in after} == {"nginx:1.28"}
+    assert [
+        rs["spec"]["replicas"]
+        for rs in sorted(
+            cluster.store.list(REPLICASET, "default"),
+            key=lambda r: r["metadata"]["annotations"]["deployment.kubernetes.io/revision"],
+        )
+    ] == [0, 3]
+    api.patch(
+        cluster, DEPLOYMENT, "default", "web", "scale", b'{"spec":{"replicas":1}}', api.MERGE_PATCH, NO_QUERY
+    )
+    assert len(pods(cluster)) == 1
+    status = cluster.store.get(DEPLOYMENT, "default", "web")["status"]
+    assert (status["replicas"], status["observedGeneration"]) == (1, 3)
+
+
+def test_a_not_ready_node_makes_its_pods_not_ready_and_new_pods_avoid_it(cluster):
+    api.create(cluster, DEPLOYMENT, "default", workload(replicas=3), NO_QUERY)
+    cluster.set_node_ready("test-node-2", False)
+    on_node = [p for p in pods(cluster) if p["spec"]["nodeName"] == "test-node-2"]
+    assert on_node and all(
+        c["status"] == "False" for p in on_node for c in p["status"]["conditions"] if c["type"] == "Ready"
+    )
+    assert cluster.store.get(DEPLOYMENT, "default", "web")["status"]["readyReplicas"] == 2
+    api.patch(
+        cluster, DEPLOYMENT, "default", "web", "scale", b'{"spec":{"replicas":6}}', api.MERGE_PATCH, NO_QUERY
+    )
+    assert sum(1 for p in pods(cluster) if p["spec"]["nodeName"] == "test-node-2") == len(on_node)
+    cluster.set_node_ready("test-node-2", True)
+    assert cluster.store.get(DEPLOYMENT, "default", "web")["status"]["readyReplicas"] == 6
+
+
+def test_deleting_a_deployment_cascades_to_its_replicasets_and_pods(cluster):
+    api.create(cluster, DEPLOYMENT, "default", workload(replicas=2), NO_QUERY)
+    api.delete(cluster, DEPLOYMENT, "default", "web", None, NO_QUERY)
+    assert cluster.store.list(REPLICASET, "default") == [] and pods(cluster) == []
+
+
+def test_orphan_propagation_keeps_the_dependents(cluster):
+    api.create(cluster, DEPLOYMENT, "default", workload(replicas=2), NO_QUERY)
+    api.delete(cluster, DEPLOYMENT, "default", "web", {"propagationPolicy": "Orphan"}, NO_QUERY)
+    (replica_set,) = cluster.store.list(REPLICASET, "default")
+    assert "ownerReferences" not in replica_set["metadata"] and len(pods(cluster)) == 2
+
+
+def test_statefulset_pods_have_ordinal_names(cluster):
+    api.create(cluster, STATEFULSET, "default", workload("StatefulSet", "db", replicas=3), NO_QUERY)
+    assert sorted(p["metadata"]["name"] for p in pods(cluster, "db")) == ["db-0", "db-1", "db-2"]
+    status = cluster.store.get(STATEFULSET, "default", "db")["status"]
+    assert status["readyReplicas"] == 3 and status["currentRevision"] == status["updateRevision"]
+
+
+def test_daemonset_runs_one_pod_per_matching_node(cluster):
+    api.create(
+        cluster,
+        DAEMONSET,
+        "default",
+        workload("DaemonSet", "agent", cpu="100m", nodeSelector={"topology.kubernetes.io/zone": "a"}),
+        NO_QUERY,
+    )
+    assert sorted(p["spec"]["nodeName"] for p in pods(cluster, "agent")) == ["test-node-1", "test-node-3"]
+    assert cluster.store.get(DAEMONSET, "default", "agent")["status"]["numberReady"] == 2
+
+
+def test_a_job_runs_its_completions_and_reports_complete(cluster):
+    job = workload("Job", "batch", replicas=0, restartPolicy="Never")
+    job["spec"] = {"completions": 3, "parallelism": 2, "template": job["spec"]["template"]}
+    api.create(cluster, JOB, "default", job, NO_QUERY)
+    status = cluster.store.get(JOB, "default", "batch")["status"]
+    assert status["succeeded"] == 3
+    assert any(c["type"] == "Complete" and c["status"] == "True" for c in status["conditions"])
+    assert {p["status"]["phase"] for p in pods(cluster, "batch")} == {"Succeeded"}
+
+
+def test_a_job_without_a_restart_policy_is_invalid(cluster):
+    job = workload("Job", "batch")
+    job["spec"].pop("selector")
+    with pytest.raises(ApiError) as raised:
+        api.create(cluster, JOB, "default", job, NO_QUERY)
+    assert raised.value.code == 422
+    assert raised.value.details["causes"][0]["field"] == "spec.template.spec.restartPolicy"
+
+
+def test_node_metrics_are_requests_times_load_plus_a_base(cluster):
+    api.create(cluster, DEPLOYMENT, "default", workload(replicas=1, cpu="2"), NO_QUERY)
+    cluster.load = 1.5
+    usage = {m["metadata"]["name"]: m["usage"] for m in metrics.node_metrics(cluster)}
+    node_name = pods(cluster)[0]["spec"]["nodeName"]
+    expected = (2000 * 1.5 + metrics.CONTAINER_BASE_CPU_M + metrics.NODE_BASE_CPU_M) * 1_000_000
+    assert usage[node_name]["cpu"] == f"{int(expected)}n"
+    idle = next(name for name in usage if name != node_name)
+    assert usage[idle]["cpu"] == f"{metrics.NODE_BASE_CPU_M * 1_000_000}n"
+    cluster.load = 100
+    assert usage != {m["metadata"]["name"]: m["usage"] for m in metrics.node_metrics(cluster)}
+    capped = {m["metadata"]["name"]: m["usage"]["cpu"] for m in metrics.node_metrics(cluster)}
+    assert capped[node_name] == "4000000000n"
+
+
+def test_nodes_carry_topology_provider_cidr_and_ssd_labels():
+    cluster = Cluster(
+        ClusterSpec(
+            name="bj",
+            nodes=3,
+            region="cn-north",
+            zones=["a", "b"],
+            provider="aliyun",
+            ssd_nodes=2,
+            pod_cidr="10.1.0.0/16",
+            labels={"env": "prod"},
+        )
+    )
+    nodes = cluster.store.list(api.NODE)
+    assert [n["metadata"]["labels"]["topology.kubernetes.io/zone"] for n in nodes] == ["a", "b", "a"]
+    assert [n["metadata"]["labels"].get("disk-type") for n in nodes] == ["ssd", "ssd", None]
+    assert [n["spec"]["podCIDR"] for n in nodes] == ["10.1.0.0/24", "10.1.1.0/24", "10.1.2.0/24"]
+    assert nodes[0]["spec"]["providerID"] == "aliyun://cn-north/bj-node-1"
+    assert all(n["metadata"]["labels"]["env"] == "prod" for n in nodes)
