@@ -90,7 +90,7 @@ def _webster(
         record: dict[str, Any] = {
             "replica": handed,
             "cluster": name,
-            "priority": round(-neg_priority, 6),
+            "priority": -neg_priority,
             "runner_up": None,
             "runner_up_priority": None,
             "tie_break": None,
@@ -98,7 +98,7 @@ def _webster(
         if heap:
             rival_priority, rival_seated, _, rival = heap[0]
             record["runner_up"] = rival
-            record["runner_up_priority"] = round(-rival_priority, 6)
+            record["runner_up_priority"] = -rival_priority
             if rival_priority == neg_priority:
                 record["tie_break"] = "fewer seats" if seated != rival_seated else order
         contested.append(record)
@@ -107,31 +107,49 @@ def _webster(
     return {name: count[name] for name in parties}, contested
 
 
-def _award_clear_seats(seats: int, parties: list[str], votes: dict[str, int], count: dict[str, int]) -> int:
-    """Give every seat whose priority beats a threshold no contest can reach, all at once.
+CONTESTED_TARGET = 32
 
-    The threshold is the highest priority any party has at its floor quota, so no party passes
-    its floor quota here and the seats left for one-by-one contest are the rounding ones.
-    """
-    total = sum(votes.values())
-    threshold = 0.0
-    for name in parties:
-        weight = votes.get(name, 0)
-        if weight > 0:
-            floor_quota = weight * seats // total
-            threshold = max(threshold, weight / (2 * floor_quota + 1))
-    awarded = 0
-    for name in parties:
-        weight = votes.get(name, 0)
-        if weight <= 0:
-            continue
+
+def _seats_above(weights: list[tuple[str, int]], threshold: float) -> dict[str, int]:
+    """For each party, how many of its seats have a priority strictly above ``threshold``."""
+    result = {}
+    for name, weight in weights:
         k = max(0, math.floor((weight / threshold - 1) / 2) + 1)
         while k > 0 and weight / (2 * k - 1) <= threshold:
             k -= 1
         while weight / (2 * k + 1) > threshold:
             k += 1
-        count[name] = k
-        awarded += k
+        result[name] = k
+    return result
+
+
+def _award_clear_seats(seats: int, parties: list[str], votes: dict[str, int], count: dict[str, int]) -> int:
+    """Give, all at once, every seat whose priority beats a threshold that the contest cannot reach.
+
+    The threshold starts at the highest priority any party has at its floor quota, so no party
+    passes its floor quota and the seats left to contest one by one are the rounding ones.  When
+    that leaves many seats (many clusters), the threshold is lowered while it stays safe, so only
+    about ``CONTESTED_TARGET`` seats are contested.
+    """
+    weights = [(name, votes[name]) for name in parties if votes.get(name, 0) > 0]
+    total = sum(weight for _, weight in weights)
+    threshold = max(weight / (2 * (weight * seats // total) + 1) for _, weight in weights)
+    above = _seats_above(weights, threshold)
+    awarded = sum(above.values())
+    goal = seats - CONTESTED_TARGET // 2
+    for _ in range(4):
+        if seats - awarded <= CONTESTED_TARGET or goal <= len(weights) / 2:
+            break
+        lower = total / (2 * (goal - len(weights) / 2))
+        if lower >= threshold:
+            break
+        trial = _seats_above(weights, lower)
+        trial_awarded = sum(trial.values())
+        if trial_awarded <= seats:
+            threshold, above, awarded = lower, trial, trial_awarded
+        else:
+            goal -= trial_awarded - seats + CONTESTED_TARGET // 2
+    count.update(above)
     return awarded
 
 
@@ -156,7 +174,7 @@ def _largest_remainder(
         record: dict[str, Any] = {
             "replica": handed,
             "cluster": name,
-            "priority": round(-neg_rem / total, 6),
+            "priority": -neg_rem / total,
             "runner_up": None,
             "runner_up_priority": None,
             "tie_break": None,
@@ -164,7 +182,7 @@ def _largest_remainder(
         if position + 1 < len(remainders):
             rival_rem, rival_weight, rival = remainders[position + 1]
             record["runner_up"] = rival
-            record["runner_up_priority"] = round(-rival_rem / total, 6)
+            record["runner_up_priority"] = -rival_rem / total
             if rival_rem == neg_rem:
                 record["tie_break"] = "larger weight" if rival_weight != neg_weight else "name ascending"
         contested.append(record)

@@ -8,7 +8,6 @@ from typing import Any
 
 from .model import ClusterSnapshot, Node, ReplicaRequirements, ResourceSummary
 from .placement import NodeClaim
-from .quantity import milli_units, whole_units
 from .taints import first_untolerated
 
 MAX_INT32 = 2**31 - 1
@@ -19,32 +18,20 @@ def estimate_general(summary: ResourceSummary | None, requirements: ReplicaRequi
     """Karmada's general estimator over ``status.resourceSummary`` (spec §2.3)."""
     if summary is None:
         return 0
-    pods = (
-        whole_units(summary.allocatable.get("pods", _ZERO))
-        - whole_units(summary.allocated.get("pods", _ZERO))
-        - whole_units(summary.allocating.get("pods", _ZERO))
-    )
-    if pods <= 0:
+    best = summary.free_pods
+    if best <= 0:
         return 0
-    best = pods
     if requirements is not None:
-        for name, request in requirements.resource_request.items():
-            if whole_units(request) <= 0:
-                continue
-            if name not in summary.allocatable:
+        free = summary.free_units
+        for name, (whole, milli) in requirements.request_units.items():
+            if name not in free:
                 return 0
-            available = (
-                summary.allocatable[name]
-                - summary.allocated.get(name, _ZERO)
-                - summary.allocating.get(name, _ZERO)
-            )
-            if whole_units(available) <= 0:
+            free_whole, free_milli = free[name]
+            if free_whole <= 0:
                 return 0
-            if name == "cpu":
-                bound = milli_units(available) // milli_units(request)
-            else:
-                bound = whole_units(available) // whole_units(request)
-            best = min(best, bound)
+            bound = free_milli // milli if name == "cpu" else free_whole // whole
+            if bound < best:
+                best = bound
     return min(best, MAX_INT32)
 
 

@@ -83,11 +83,24 @@ def filter_cluster(
     """
     if previous is None:
         previous = frozenset(target.name for target in binding.previous)
-    reasons = [
-        filter_api_enablement(cluster, binding, previous),
-        filter_taints(cluster, placement, previous),
-        filter_affinity(cluster, placement, binding, observed),
-        filter_spread_fields(cluster, placement),
-        filter_eviction(cluster, binding),
-    ]
-    return [reason for reason in reasons if reason is not None]
+    reasons = []
+    held = cluster.name in previous
+    if not held:
+        reason = filter_api_enablement(cluster, binding, previous)
+        if reason is not None:
+            reasons.append(reason)
+        reason = filter_taints(cluster, placement, previous)
+        if reason is not None:
+            reasons.append(reason)
+    reason = filter_affinity(cluster, placement, binding, observed)
+    if reason is not None:
+        reasons.append(reason)
+    if placement.spread_constraints:
+        reason = filter_spread_fields(cluster, placement)
+        if reason is not None:
+            reasons.append(reason)
+    if binding.eviction_tasks:
+        reason = filter_eviction(cluster, binding)
+        if reason is not None:
+            reasons.append(reason)
+    return reasons

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 from .errors import InputError
 from .parsing import get_map, join
 from .placement import NodeClaim
-from .quantity import QuantityError, parse_quantity
+from .quantity import QuantityError, milli_units, parse_quantity, whole_units
 from .taints import NO_SCHEDULE, Taint
 
 NOT_READY_TAINT = Taint("cluster.karmada.io/not-ready", "", NO_SCHEDULE)
@@ -48,6 +49,27 @@ class ResourceSummary:
             allocated=parse_resources(data.get("allocated"), join(path, "allocated")),
             allocating=parse_resources(data.get("allocating"), join(path, "allocating")),
         )
+
+    @cached_property
+    def free_units(self) -> dict[str, tuple[int, int]]:
+        """Per resource, allocatable - allocated - allocating in (whole units, millis), rounded up."""
+        zero = Fraction(0)
+        result = {}
+        for name, amount in self.allocatable.items():
+            free = amount - self.allocated.get(name, zero) - self.allocating.get(name, zero)
+            result[name] = (whole_units(free), milli_units(free))
+        return result
+
+    @cached_property
+    def free_pods(self) -> int:
+        """Karmada's allowed pod number: whole allocatable - allocated - allocating pods, floored at 0."""
+        zero = Fraction(0)
+        pods = (
+            whole_units(self.allocatable.get("pods", zero))
+            - whole_units(self.allocated.get("pods", zero))
+            - whole_units(self.allocating.get("pods", zero))
+        )
+        return max(pods, 0)
 
 
 @dataclass(frozen=True)
@@ -103,6 +125,15 @@ class ReplicaRequirements:
 
     resource_request: Resources = field(default_factory=dict)
     node_claim: NodeClaim | None = None
+
+    @cached_property
+    def request_units(self) -> dict[str, tuple[int, int]]:
+        """Each positive request in (whole units, millis), rounded up as Karmada's Quantity does."""
+        return {
+            name: (whole_units(amount), milli_units(amount))
+            for name, amount in self.resource_request.items()
+            if whole_units(amount) > 0
+        }
 
 
 @dataclass(frozen=True)

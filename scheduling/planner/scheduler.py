@@ -67,17 +67,18 @@ def schedule_once(
 ) -> list[TargetCluster]:
     """One Karmada Schedule() call with ``observed`` as the active affinity term; raises ScheduleFailure."""
     previous = frozenset(target.name for target in binding.previous)
+    held = {target.name: target.replicas for target in binding.previous}
     entries: dict[str, dict[str, Any]] = {}
     trace["clusters"] = entries
     feasible = []
     first_reasons = []
     for cluster in clusters:
         if cluster.deleting:
-            entries[cluster.name] = {"outcome": "excluded", "reasons": [_deleting()]}
+            entries[cluster.name] = _entry(cluster.name, "excluded", [_deleting()])
             continue
         reasons = filter_cluster(cluster, placement, binding, observed, previous)
         if reasons:
-            entries[cluster.name] = {"outcome": "excluded", "reasons": [r.as_dict() for r in reasons]}
+            entries[cluster.name] = _entry(cluster.name, "excluded", [r.as_dict() for r in reasons])
             first_reasons.append(karmada_filter_message(reasons[0]))
         else:
             feasible.append(cluster)
@@ -85,33 +86,32 @@ def schedule_once(
         raise _fit_error(len(clusters), first_reasons)
 
     candidates = []
+    estimate = binding.replicas != 0
+    requirements = binding.requirements
+    plain_affinity = placement.cluster_affinity is not None or not placement.cluster_affinities
     for cluster in feasible:
-        if binding.replicas == 0:
-            allocatable, capacity = MAX_INT32, None
+        name = cluster.name
+        if estimate:
+            allocatable, capacity = estimate_cluster(cluster, requirements, binding.replicas)
         else:
-            allocatable, capacity = estimate_cluster(cluster, binding.requirements, binding.replicas)
-        candidates.append(
-            Candidate(
-                name=cluster.name,
-                score=LOCALITY_SCORE if cluster.name in previous else 0,
-                allocatable=allocatable,
-                available=allocatable + binding.assigned(cluster.name),
-                overflow_order=overflow_order(cluster, placement, observed),
-                cluster=cluster,
-                capacity=capacity,
-            )
-        )
-    candidates.sort(key=candidate_key)
-    for candidate in candidates:
-        entries[candidate.name] = {
+            allocatable, capacity = MAX_INT32, None
+        score = LOCALITY_SCORE if name in previous else 0
+        available = allocatable + held.get(name, 0)
+        order = 0 if plain_affinity else overflow_order(cluster, placement, observed)
+        candidates.append(Candidate(name, score, available, allocatable, order, cluster, capacity))
+        entries[name] = {
+            "name": name,
             "outcome": "not_selected",
             "reasons": [],
-            "score": candidate.score,
-            "allocatable": candidate.allocatable if candidate.capacity is not None else None,
-            "available": candidate.available if candidate.capacity is not None else None,
-            "overflow_order": candidate.overflow_order,
-            "capacity": candidate.capacity,
+            "replicas": 0,
+            "weight": None,
+            "score": score,
+            "allocatable": allocatable if estimate else None,
+            "available": available if estimate else None,
+            "overflow_order": order,
+            "capacity": capacity,
         }
+    candidates.sort(key=candidate_key)
     trace["candidate_order"] = [c.name for c in candidates]
     selection: dict[str, Any] = {}
     trace["selection"] = selection
@@ -123,6 +123,10 @@ def schedule_once(
         entries[target.name]["outcome"] = "assigned"
         entries[target.name]["replicas"] = target.replicas
     return result
+
+
+def _entry(name: str, outcome: str, reasons: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"name": name, "outcome": outcome, "reasons": reasons, "replicas": 0, "weight": None}
 
 
 def _deleting() -> dict[str, Any]:
@@ -194,12 +198,9 @@ def _explanation(
     kept: tuple[TargetCluster, ...] | None,
 ) -> dict[str, Any]:
     weights = trace.get("weights", {})
-    clusters = []
-    for name, entry in sorted(trace.get("clusters", {}).items()):
-        item = {"name": name, "replicas": entry.get("replicas", 0), "weight": weights.get(name)}
-        item.update(entry)
-        item.setdefault("replicas", 0)
-        clusters.append(item)
+    clusters = [entry for _, entry in sorted(trace.get("clusters", {}).items())]
+    for entry in clusters:
+        entry["weight"] = weights.get(entry["name"])
     requirements = binding.requirements
     explanation: dict[str, Any] = {
         "strategy": placement.strategy or "Unsupported",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from .errors import InputError
@@ -116,13 +117,15 @@ class LabelSelector:
     match_labels: tuple[tuple[str, str], ...] = ()
     match_expressions: tuple[Requirement, ...] = ()
 
+    @cached_property
     def requirements(self) -> tuple[Requirement, ...]:
         labels = tuple(Requirement(key, "In", (value,)) for key, value in self.match_labels)
         return labels + self.match_expressions
 
+    @cached_property
     def error(self) -> str | None:
         """Why this selector is invalid (it then matches nothing), or None."""
-        for requirement in self.requirements():
+        for requirement in self.requirements:
             problem = requirement.error(LABEL_OPERATORS)
             if problem:
                 return problem
@@ -130,10 +133,9 @@ class LabelSelector:
 
     def mismatch(self, labels: dict[str, str]) -> Reason | None:
         """The first reason ``labels`` do not match, or None when they do."""
-        problem = self.error()
-        if problem:
-            return Reason("ClusterAffinity", "invalid_label_selector", {"error": problem})
-        for requirement in self.requirements():
+        if self.error:
+            return Reason("ClusterAffinity", "invalid_label_selector", {"error": self.error})
+        for requirement in self.requirements:
             if requirement.matches(labels):
                 continue
             if requirement.key in labels:
@@ -147,7 +149,13 @@ class LabelSelector:
         return None
 
     def matches(self, labels: dict[str, str]) -> bool:
-        return self.mismatch(labels) is None
+        """Same answer as ``mismatch(labels) is None``, without building a reason."""
+        if self.error:
+            return False
+        for key, value in self.match_labels:
+            if labels.get(key) != value:
+                return False
+        return all(requirement.matches(labels) for requirement in self.match_expressions)
 
     @classmethod
     def from_dict(cls, data: Any, path: str) -> LabelSelector | None:
@@ -273,7 +281,14 @@ class ClusterAffinity:
         return None
 
     def matches(self, cluster: ClusterSnapshot) -> bool:
-        return self.mismatch(cluster) is None
+        """Same answer as ``mismatch(cluster) is None``, without building a reason."""
+        if cluster.name in self.exclude:
+            return False
+        if self.label_selector is not None and not self.label_selector.matches(cluster.labels):
+            return False
+        if self.field_selector is not None and field_mismatch(self.field_selector, cluster) is not None:
+            return False
+        return not self.cluster_names or cluster.name in self.cluster_names
 
     @classmethod
     def from_dict(cls, data: Any, path: str) -> ClusterAffinity:

@@ -45,9 +45,9 @@ def test_contested_seat_records_priorities_and_runner_up():
         {
             "replica": 11,
             "cluster": "beijing",
-            "priority": 0.466667,
+            "priority": 7 / 15,
             "runner_up": "shanghai",
-            "runner_up_priority": 0.428571,
+            "runner_up_priority": 3 / 7,
             "tie_break": None,
         }
     ]
