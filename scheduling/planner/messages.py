@@ -21,6 +21,8 @@ REASONS = {
     "no_affinity_term": "cluster affinity term {term} does not exist",
     "spread_field_missing": "{field} is not set, required by the {field} spread constraint",
     "evicting": "a graceful eviction task is moving the workload off this cluster",
+    "region_not_chosen": "region {region} was not chosen by the region spread constraint",
+    "spread_limit": "not among the {limit} cluster(s) the spread constraints keep",
 }
 
 # Karmada's own filter messages, used for the NoClusterFit histogram.
@@ -149,7 +151,8 @@ def describe(explanation: dict[str, Any]) -> list[str]:
             details.append(SENTENCES["detail_score"].format(score=cluster["score"]))
         detail = f" ({', '.join(details)})" if details else ""
         if outcome == "not_selected":
-            lines.append(SENTENCES["not_selected"].format(cluster=name, why=SENTENCES["not_selected_spread"]))
+            why = "; ".join(r["message"] for r in cluster["reasons"]) or SENTENCES["not_selected_spread"]
+            lines.append(SENTENCES["not_selected"].format(cluster=name, why=why))
         elif outcome == "assigned":
             lines.append(
                 SENTENCES["assigned"].format(cluster=name, replicas=cluster["replicas"], detail=detail)

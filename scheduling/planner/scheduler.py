@@ -118,11 +118,28 @@ def schedule_once(
     selected = select_clusters(placement, candidates, binding.replicas, selection)
     for candidate in selected:
         entries[candidate.name]["outcome"] = "selected"
+    if len(selected) < len(candidates):
+        _explain_unselected(candidates, entries, selection)
     result = assign_replicas(selected, binding, placement, observed, trace)
     for target in result:
         entries[target.name]["outcome"] = "assigned"
         entries[target.name]["replicas"] = target.replicas
     return result
+
+
+def _explain_unselected(
+    candidates: list[Candidate], entries: dict[str, dict[str, Any]], selection: dict[str, Any]
+) -> None:
+    chosen_regions = selection.get("chosen_regions")
+    for candidate in candidates:
+        entry = entries[candidate.name]
+        if entry["outcome"] != "not_selected":
+            continue
+        if chosen_regions is not None and candidate.region not in chosen_regions:
+            reason = Reason("SpreadConstraint", "region_not_chosen", {"region": candidate.region or "<none>"})
+        else:
+            reason = Reason("SpreadConstraint", "spread_limit", {"limit": selection.get("limit", 0)})
+        entry["reasons"] = [reason.as_dict()]
 
 
 def _entry(name: str, outcome: str, reasons: list[dict[str, Any]]) -> dict[str, Any]:

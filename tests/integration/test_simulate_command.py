@@ -321,3 +321,23 @@ def test_command_runs_as_a_process_without_a_database(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "beijing    8" in result.stdout
     assert not env_db.exists()
+
+
+def test_env_prod_example_duplicates_to_production_clusters_only():
+    code, out, _ = simulate("-f", str(EXAMPLES / "clusters.yaml"), "-f", str(EXAMPLES / "env-prod.yaml"))
+    report = json.loads(out)
+    assert code == 0
+    assert report["strategy"] == "Duplicated"
+    assert report["clusters"] == [{"name": "beijing", "replicas": 3}, {"name": "shanghai", "replicas": 3}]
+
+
+def test_finance_example_lands_on_the_only_region_with_ssd_nodes():
+    code, out, _ = simulate("-f", str(EXAMPLES / "clusters.yaml"), "-f", str(EXAMPLES / "finance.yaml"))
+    report = json.loads(out)
+    assert code == 0
+    assert report["clusters"] == [{"name": "shanghai", "replicas": 4}]
+    by_name = {c["name"]: c for c in report["explain"]["clusters"]}
+    assert by_name["shanghai"]["capacity"]["eligible_nodes"] == 1
+    assert by_name["beijing"]["allocatable"] == 0
+    assert by_name["beijing"]["reasons"][0]["code"] == "region_not_chosen"
+    assert report["explain"]["selection"]["chosen_regions"] == ["cn-east"]
