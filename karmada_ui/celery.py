@@ -23,6 +23,22 @@ app.conf.task_routes = {
 app.conf.beat_schedule = {}
 
 
+def _alerting_schedule() -> dict:
+    from django.conf import settings
+
+    interval = settings.ALERT_EVALUATION_INTERVAL
+    return {
+        "observability.evaluate-alerts": {
+            "task": "observability.tasks.evaluate_alerts",
+            "schedule": interval,
+            "options": {"expires": interval},  # a backlog must not replay stale evaluations
+        }
+    }
+
+
+app.conf.beat_schedule.update(_alerting_schedule())
+
+
 def prepare_folder_broker() -> None:
     """Create the folders of the local folder broker; the transport expects them to exist."""
     from django.conf import settings

@@ -86,10 +86,9 @@ def local_secret(path: Path, nbytes: int = 48) -> str:
 DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
-def env_duration(name: str, default: str) -> int:
+def parse_duration(text: str) -> int:
     """Whole seconds from a Prometheus-style duration such as 30s, 5m, 1h30m, or a bare number of seconds."""
-    raw = os.environ.get(name)
-    text = (default if raw is None or raw.strip() == "" else raw).strip()
+    text = text.strip()
     if text.isdigit():
         return int(text)
     total, number = 0, ""
@@ -100,10 +99,19 @@ def env_duration(name: str, default: str) -> int:
             total += int(number) * DURATION_UNITS[char]
             number = ""
         else:
-            raise ImproperlyConfigured(f"{name}={text!r}: expected a duration such as 30s, 5m or 1h30m")
-    if number:
-        raise ImproperlyConfigured(f"{name}={text!r}: expected a duration such as 30s, 5m or 1h30m")
+            raise ValueError(f"{text!r}: expected a duration such as 30s, 5m or 1h30m")
+    if number or not text:
+        raise ValueError(f"{text!r}: expected a duration such as 30s, 5m or 1h30m")
     return total
+
+
+def env_duration(name: str, default: str) -> int:
+    raw = os.environ.get(name)
+    text = default if raw is None or raw.strip() == "" else raw
+    try:
+        return parse_duration(text)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name}={exc}") from exc
 
 
 def email_url_parts(name: str, url: str) -> tuple[str, int, str, str, bool, bool]:

@@ -1,14 +1,22 @@
-"""REST API of observability: the alert rules export."""
+"""REST API of observability: the rules export, alerts, silences, receivers and deliveries."""
 
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import HttpResponse
+from django.utils import timezone
+from rest_framework import mixins, serializers, viewsets
+from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.request import Request
+from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from karmada_ui.roles import ADMIN, OPERATOR
 from observability.export import FILENAMES, FORMATS, PROMETHEUS, export_yaml
+from observability.forms import check_matchers, check_receiver, create_silence, parse_emails, silence_seconds
+from observability.models import Alert, AlertState, Delivery, Receiver, Silence
 
 
 def rules_download(fmt: str, namespace: str = "") -> HttpResponse:
@@ -34,3 +42,149 @@ class AlertRulesExport(APIView):
         if fmt not in FORMATS:
             raise ValidationError({"format": [f"must be one of {', '.join(FORMATS)}, not {fmt!r}"]})
         return rules_download(fmt, request.query_params.get("namespace", ""))
+
+
+class AlertSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Alert
+        fields = [
+            "id",
+            "rule",
+            "state",
+            "labels",
+            "annotations",
+            "value",
+            "active_since",
+            "fired_at",
+            "resolved_at",
+            "last_evaluated",
+        ]
+        read_only_fields = fields
+
+
+class AlertViewSet(viewsets.ReadOnlyModelViewSet):
+    """Alerts of the built-in evaluator; `?state=firing|pending|resolved` narrows the list."""
+
+    serializer_class = AlertSerializer
+
+    def get_queryset(self):
+        alerts = Alert.objects.all()
+        state = self.request.query_params.get("state")
+        if state is not None:
+            if state not in AlertState.values:
+                raise ValidationError(
+                    {"state": [f"must be one of {', '.join(AlertState.values)}, not {state!r}"]}
+                )
+            alerts = alerts.filter(state=state)
+        return alerts
+
+
+class SilenceSerializer(serializers.ModelSerializer):
+    duration = serializers.CharField(
+        write_only=True, help_text="How long, e.g. 30m, 2h or 1d (at most 30 days)."
+    )
+    active = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Silence
+        fields = ["id", "matchers", "comment", "duration", "created_by", "starts_at", "ends_at", "active"]
+        read_only_fields = ["created_by", "starts_at", "ends_at"]
+
+    def get_active(self, silence: Silence) -> bool:
+        return silence.is_active(timezone.now())
+
+    def validate_matchers(self, value):
+        try:
+            return check_matchers(value)
+        except DjangoValidationError as exc:
+            raise ValidationError(exc.messages) from exc
+
+    def validate_duration(self, value):
+        try:
+            return silence_seconds(value)
+        except DjangoValidationError as exc:
+            raise ValidationError(exc.messages) from exc
+
+    def create(self, validated_data):
+        data = validated_data
+        return create_silence(
+            data["matchers"], data["duration"], data["comment"], self.context["request"].user
+        )
+
+
+class SilenceViewSet(
+    mixins.CreateModelMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+):
+    """Silences: operators create them and expire them early; nothing else about them changes."""
+
+    serializer_class = SilenceSerializer
+    queryset = Silence.objects.all()
+    write_role = OPERATOR
+
+    @action(detail=True, methods=["post"])
+    def expire(self, request: Request, pk: str | None = None) -> Response:
+        silence = self.get_object()
+        now = timezone.now()
+        Silence.objects.filter(pk=silence.pk, ends_at__gt=now).update(ends_at=now)
+        silence.refresh_from_db()
+        return Response(SilenceSerializer(silence).data)
+
+
+class ReceiverSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Receiver
+        fields = ["id", "name", "kind", "url", "emails", "send_resolved", "enabled"]
+
+    def validate_emails(self, value):
+        if not isinstance(value, list):
+            raise ValidationError("must be a list of e-mail addresses")
+        try:
+            return parse_emails(", ".join(str(v) for v in value))
+        except DjangoValidationError as exc:
+            raise ValidationError(exc.messages) from exc
+
+    def validate(self, attrs):
+        merged = {
+            name: attrs.get(name, getattr(self.instance, name, default))
+            for name, default in (("kind", ""), ("url", ""), ("emails", []))
+        }
+        errors = check_receiver(merged["kind"], merged["url"], merged["emails"])
+        if errors:
+            raise ValidationError({name: [message] for name, message in errors.items()})
+        return attrs
+
+
+class ReceiverViewSet(viewsets.ModelViewSet):
+    """Notification receivers; only admins see them (a webhook URL may carry a secret) or change them."""
+
+    serializer_class = ReceiverSerializer
+    queryset = Receiver.objects.all()
+    read_role = ADMIN
+    write_role = ADMIN
+
+
+class DeliverySerializer(serializers.ModelSerializer):
+    receiver = serializers.SlugRelatedField(slug_field="name", read_only=True)
+
+    class Meta:
+        model = Delivery
+        fields = [
+            "id",
+            "alert",
+            "receiver",
+            "status",
+            "state",
+            "attempts",
+            "response_code",
+            "last_error",
+            "created",
+            "sent_at",
+        ]
+        read_only_fields = fields
+
+
+class DeliveryViewSet(viewsets.ReadOnlyModelViewSet):
+    """What was sent to whom, and how it went."""
+
+    serializer_class = DeliverySerializer
+    queryset = Delivery.objects.select_related("receiver")

@@ -1,0 +1,126 @@
+"""Pages of observability: the Alerts page (firing, pending, resolved, silences) and the receivers."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from karmada_ui.permissions import role_required
+from karmada_ui.roles import ADMIN, OPERATOR, has_role
+from observability.expr import format_duration
+from observability.forms import ReceiverForm, SilenceForm
+from observability.models import Alert, AlertState, Delivery, Receiver, Silence
+from observability.rules import alert_rules
+
+RECENT = timedelta(hours=24)
+
+
+def _silence_initial(request: HttpRequest) -> dict[str, str]:
+    """Prefill the silence form from the alert whose Silence button was pressed."""
+    alert = Alert.objects.filter(pk=request.GET.get("silence_for") or 0).first()
+    if alert is None:
+        return {}
+    labels = {k: v for k, v in alert.labels.items() if k != "severity"}
+    return {"matchers": ", ".join(f"{k}={v}" for k, v in labels.items()), "duration": "2h"}
+
+
+def alert_lists(request: HttpRequest, now) -> dict[str, Any]:
+    silences = list(Silence.objects.filter(ends_at__gt=now))
+    alerts = list(Alert.objects.filter(state__in=[AlertState.FIRING, AlertState.PENDING]))
+    for alert in alerts:
+        alert.silenced_by = next((s for s in silences if s.is_active(now) and s.matches(alert.labels)), None)
+    resolved = Alert.objects.filter(state=AlertState.RESOLVED, resolved_at__gte=now - RECENT).order_by(
+        "-resolved_at"
+    )[:50]
+    return {
+        "now": now,
+        "firing": sorted(
+            (a for a in alerts if a.state == AlertState.FIRING), key=lambda a: a.fired_at, reverse=True
+        ),
+        "pending": [a for a in alerts if a.state == AlertState.PENDING],
+        "resolved": resolved,
+        "silences": silences,
+        "expired_silences": Silence.objects.filter(ends_at__lte=now, ends_at__gte=now - RECENT)[:20],
+        "deliveries": Delivery.objects.select_related("alert", "receiver")[:20],
+        "can_silence": has_role(request.user, OPERATOR),
+        "can_admin": has_role(request.user, ADMIN),
+    }
+
+
+def _page(request: HttpRequest, silence_form: SilenceForm, status: int = 200) -> HttpResponse:
+    context = alert_lists(request, timezone.now())
+    context.update(
+        silence_form=silence_form,
+        rules=[
+            {"rule": rule, "promql": rule.expr.promql(), "for": format_duration(rule.for_seconds)}
+            for rule in alert_rules()
+        ],
+        receivers=Receiver.objects.all(),
+    )
+    return render(request, "observability/alerts.html", context, status=status)
+
+
+@require_GET
+def alerts(request: HttpRequest) -> HttpResponse:
+    if request.htmx and request.htmx.target == "alert-lists":
+        return render(request, "observability/_alert_lists.html", alert_lists(request, timezone.now()))
+    return _page(request, SilenceForm(initial=_silence_initial(request)))
+
+
+@require_POST
+@role_required(OPERATOR)
+def silence_create(request: HttpRequest) -> HttpResponse:
+    form = SilenceForm(request.POST)
+    if not form.is_valid():
+        return _page(request, form, status=400)
+    silence = form.save(request.user)
+    messages.success(
+        request,
+        _("Silenced %(matchers)s until %(end)s.")
+        % {"matchers": silence, "end": timezone.localtime(silence.ends_at).strftime("%Y-%m-%d %H:%M")},
+    )
+    return redirect("observability:alerts")
+
+
+@require_POST
+@role_required(OPERATOR)
+def silence_expire(request: HttpRequest, pk: int) -> HttpResponse:
+    silence = get_object_or_404(Silence, pk=pk)
+    now = timezone.now()
+    if silence.ends_at > now:
+        Silence.objects.filter(pk=pk, ends_at__gt=now).update(ends_at=now)
+        messages.success(request, _("The silence of %(matchers)s has expired.") % {"matchers": silence})
+    return redirect("observability:alerts")
+
+
+@role_required(ADMIN)
+def receivers(request: HttpRequest, pk: int | None = None) -> HttpResponse:
+    """List receivers and add one (no pk), or edit one."""
+    instance = get_object_or_404(Receiver, pk=pk) if pk else None
+    form = ReceiverForm(request.POST or None, instance=instance)
+    if request.method == "POST":
+        if form.is_valid():
+            receiver = form.save()
+            messages.success(request, _("Receiver %(name)s saved.") % {"name": receiver.name})
+            return redirect("observability:receivers")
+        status = 400
+    else:
+        status = 200
+    context = {"form": form, "editing": instance, "receivers": Receiver.objects.all()}
+    return render(request, "observability/receivers.html", context, status=status)
+
+
+@require_POST
+@role_required(ADMIN)
+def receiver_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    receiver = get_object_or_404(Receiver, pk=pk)
+    receiver.delete()
+    messages.success(request, _("Receiver %(name)s deleted.") % {"name": receiver.name})
+    return redirect("observability:receivers")
