@@ -1,0 +1,258 @@
+"""Faults (down, slow, errors, load, node readiness), the ctl command, the CLI and clean shutdown."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from membersim import ClusterSpec, Simulator
+
+pytestmark = [pytest.mark.contract, pytest.mark.xdist_group("membersim-faults")]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def get(url: str, token: str | None = None, timeout: float = 5) -> tuple[int, bytes]:
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def quietly(url: str, timeout: float) -> None:
+    """For background requests whose failure (the simulator stopping under them) is the point."""
+    try:
+        get(url, timeout=timeout)
+    except (OSError, urllib.error.URLError):
+        pass
+
+
+@pytest.fixture
+def sim():
+    with Simulator([ClusterSpec(name="alpha", nodes=2), ClusterSpec(name="beta", nodes=1)]) as simulator:
+        yield simulator
+
+
+def test_down_hangs_requests_until_the_client_gives_up_and_up_heals(sim):
+    sim.control("alpha", "down")
+    started = time.monotonic()
+    with pytest.raises((TimeoutError, urllib.error.URLError)):
+        get(sim.endpoint("alpha") + "/readyz", timeout=0.5)
+    assert time.monotonic() - started < 3
+    assert get(sim.endpoint("beta") + "/readyz")[0] == 200
+    sim.control("alpha", "up")
+    assert get(sim.endpoint("alpha") + "/readyz") == (200, b"ok")
+
+
+def test_a_request_hung_by_down_is_answered_once_the_cluster_is_up_again(sim):
+    sim.control("alpha", "down")
+    answers: list[int] = []
+    thread = threading.Thread(
+        target=lambda: answers.append(
+            get(sim.endpoint("alpha") + "/api/v1/nodes", sim.token("alpha"), timeout=10)[0]
+        )
+    )
+    thread.start()
+    time.sleep(0.5)
+    assert answers == []
+    sim.control("alpha", "up")
+    thread.join(5)
+    assert answers == [200]
+
+
+def test_errors_answer_503_everywhere_including_readyz(sim):
+    sim.control("alpha", "errors")
+    code, body = get(sim.endpoint("alpha") + "/api/v1/nodes", sim.token("alpha"))
+    assert code == 503 and json.loads(body)["reason"] == "ServiceUnavailable"
+    assert get(sim.endpoint("alpha") + "/readyz")[0] == 503
+    sim.control("alpha", "errors", 500)
+    assert get(sim.endpoint("alpha") + "/healthz")[0] == 500
+
+
+def test_slow_delays_every_answer(sim):
+    sim.control("alpha", "slow", 0.4)
+    started = time.monotonic()
+    assert get(sim.endpoint("alpha") + "/readyz")[0] == 200
+    assert time.monotonic() - started >= 0.4
+
+
+def test_load_scales_node_metrics(sim):
+    url = sim.endpoint("alpha") + "/apis/metrics.k8s.io/v1beta1/nodes/alpha-node-1"
+    body = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "w"}}
+    body["spec"] = {
+        "replicas": 1,
+        "selector": {"matchLabels": {"a": "w"}},
+        "template": {
+            "metadata": {"labels": {"a": "w"}},
+            "spec": {
+                "nodeName": "alpha-node-1",
+                "containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "1"}}}],
+            },
+        },
+    }
+    request = urllib.request.Request(
+        sim.endpoint("alpha") + "/apis/apps/v1/namespaces/default/deployments",
+        data=json.dumps(body).encode(),
+        method="POST",
+    )
+    assert urllib.request.urlopen(request).status == 201
+    before = json.loads(get(url, sim.token("alpha"))[1])["usage"]["cpu"]
+    sim.control("alpha", "load", 2)
+    after = json.loads(get(url, sim.token("alpha"))[1])["usage"]["cpu"]
+    assert int(after.rstrip("n")) - int(before.rstrip("n")) == 1000 * 1_000_000
+
+
+def test_node_notready_marks_the_node_and_node_ready_restores_it(sim):
+    sim.control("alpha", "node-notready", "alpha-node-2")
+    node = json.loads(get(sim.endpoint("alpha") + "/api/v1/nodes/alpha-node-2", sim.token("alpha"))[1])
+    assert {c["type"]: c["status"] for c in node["status"]["conditions"]}["Ready"] == "Unknown"
+    assert {"key": "node.kubernetes.io/unreachable", "effect": "NoSchedule"}.items() <= node["spec"][
+        "taints"
+    ][0].items()
+    sim.control("alpha", "node-ready", "alpha-node-2")
+    node = json.loads(get(sim.endpoint("alpha") + "/api/v1/nodes/alpha-node-2", sim.token("alpha"))[1])
+    assert {c["type"]: c["status"] for c in node["status"]["conditions"]}["Ready"] == "True"
+    with pytest.raises(ValueError, match="no node"):
+        sim.control("alpha", "node-ready", "missing")
+
+
+def test_stop_returns_promptly_even_with_hung_and_watching_requests():
+    simulator = Simulator([ClusterSpec(name="gamma", nodes=1)]).start()
+    watch_url = simulator.endpoint("gamma") + "/api/v1/pods?watch=true"
+    threading.Thread(target=quietly, args=(watch_url, 30), daemon=True).start()
+    simulator.control("gamma", "down")
+    hung_url = simulator.endpoint("gamma") + "/version"
+    threading.Thread(target=quietly, args=(hung_url, 30), daemon=True).start()
+    time.sleep(0.5)
+    started = time.monotonic()
+    simulator.stop()
+    assert time.monotonic() - started < 3
+    assert not [t for t in threading.enumerate() if t.name.startswith("membersim") and t.is_alive()]
+
+
+def test_single_port_serves_every_cluster_under_its_prefix_and_the_karmada_proxy_path():
+    with Simulator(
+        [ClusterSpec(name="one", nodes=1), ClusterSpec(name="two", nodes=2)], single_port=True
+    ) as simulator:
+        assert simulator.endpoint("two").endswith("/clusters/two")
+        nodes = json.loads(get(simulator.endpoint("two") + "/api/v1/nodes")[1])
+        assert [n["metadata"]["name"] for n in nodes["items"]] == ["two-node-1", "two-node-2"]
+        base = simulator.endpoint("one").split("/clusters/")[0]
+        proxied = json.loads(
+            get(base + "/apis/cluster.karmada.io/v1alpha1/clusters/one/proxy/api/v1/nodes")[1]
+        )
+        assert [n["metadata"]["name"] for n in proxied["items"]] == ["one-node-1"]
+        assert get(base + "/api/v1/nodes")[0] == 404
+
+
+def test_plain_http_refuses_requests_without_a_token_when_anonymous_is_off():
+    with Simulator([ClusterSpec(name="strict", nodes=1)], anonymous=False) as simulator:
+        assert get(simulator.endpoint("strict") + "/api/v1/nodes")[0] == 401
+        assert get(simulator.endpoint("strict") + "/api/v1/nodes", simulator.token("strict"))[0] == 200
+        assert get(simulator.endpoint("strict") + "/version")[0] == 200
+
+
+def run_cli(*args: str, timeout: float = 30) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "membersim", *args], capture_output=True, text=True, cwd=ROOT, timeout=timeout
+    )
+
+
+def test_help_documents_every_cluster_option_and_the_ctl_commands():
+    help_text = run_cli("--help").stdout
+    for key in (
+        "nodes=",
+        "cpu=",
+        "memory=",
+        "pods=",
+        "region=",
+        "zones=",
+        "provider=",
+        "version=",
+        "pod-cidr=",
+        "service-cidr=",
+        "ssd=",
+        "label.KEY=",
+        "load=",
+    ):
+        assert key in help_text
+    assert "node-notready NODE" in help_text and "--single-port" in help_text and "--tls" in help_text
+
+
+@pytest.mark.parametrize(
+    ("cluster", "message"),
+    [
+        ("x:nodes=many", "nodes must be an integer"),
+        ("x:colour=blue", "unknown option 'colour'"),
+        ("x:cpu=lots", "cpu"),
+        ("Bad_Name", "must be a DNS label"),
+        ("x:nodes=300,pod-cidr=10.0.0.0/24", "has room for only"),
+    ],
+)
+def test_bad_cluster_options_fail_with_one_clear_line(tmp_path, cluster, message):
+    result = run_cli("--cluster", cluster, "--kubeconfig", str(tmp_path / "kc"))
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1 and message in result.stderr
+    assert not (tmp_path / "kc").exists()
+
+
+def test_the_cli_serves_prints_one_line_per_cluster_obeys_ctl_and_stops_on_sigterm(tmp_path):
+    kubeconfig = tmp_path / "members.yaml"
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "membersim",
+            "--cluster",
+            "east:nodes=2,region=r1",
+            "--cluster",
+            "west",
+            "--kubeconfig",
+            str(kubeconfig),
+            "--tls",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        lines = [process.stdout.readline() for _ in range(3)]
+        assert lines[0].startswith("membersim: cluster east at https://127.0.0.1:")
+        assert lines[1].startswith("membersim: cluster west at https://127.0.0.1:")
+        assert "kubeconfig" in lines[2]
+        ctl = run_cli("ctl", "east", "errors", "--kubeconfig", str(kubeconfig))
+        assert ctl.returncode == 0 and "mode=errors" in ctl.stdout
+        assert "mode=up" in run_cli("ctl", "east", "up", "--kubeconfig", str(kubeconfig)).stdout
+        bad = run_cli("ctl", "east", "slow", "--kubeconfig", str(kubeconfig))
+        assert bad.returncode == 1 and "needs exactly one argument" in bad.stderr
+        missing = run_cli("ctl", "east", "up", "--kubeconfig", str(tmp_path / "other.yaml"))
+        assert missing.returncode == 1 and "not found" in missing.stderr
+    finally:
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=10)
+    assert process.returncode == 0 and "membersim: stopped" in out and err == ""
+
+
+def test_a_port_in_use_is_a_one_line_error(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run_cli("--cluster", "x", "--kubeconfig", str(tmp_path / "kc"), "--port", str(port))
+    assert (
+        result.returncode == 1
+        and "cannot listen" in result.stderr
+        and len(result.stderr.strip().splitlines()) == 1
+    )
