@@ -24,7 +24,16 @@ from scheduling.planner import (
     parse_resources,
     validate_placement,
 )
-from scheduling.planner.parsing import get_bool, get_int, get_list, get_map, get_str, get_str_map, join
+from scheduling.planner.parsing import (
+    get_bool,
+    get_int,
+    get_list,
+    get_map,
+    get_str,
+    get_str_map,
+    join,
+    require_map,
+)
 from scheduling.planner.quantity import milli_units, whole_units
 from scheduling.planner.selectors import LabelSelector
 from scheduling.planner.taints import parse_taints, parse_tolerations
@@ -161,9 +170,9 @@ class PreviousResult:
 class Inputs:
     """Everything read from the documents."""
 
+    workload: Workload
     clusters: list[ClusterSnapshot] = field(default_factory=list)
     policies: list[Policy] = field(default_factory=list)
-    workload: Workload | None = None
     previous: PreviousResult = field(default_factory=PreviousResult)
 
 
@@ -191,22 +200,23 @@ def load_documents(source: str, text: str) -> list[Document]:
 
 def read_inputs(documents: list[Document]) -> Inputs:
     """Sort the documents into clusters, policies, one workload and an optional previous result."""
-    inputs = Inputs()
+    clusters: list[ClusterSnapshot] = []
+    policies: list[Policy] = []
     workloads = []
     bindings = []
     for document in documents:
         try:
             if document.kind == CLUSTER_KIND:
-                inputs.clusters.append(parse_cluster(document.data))
+                clusters.append(parse_cluster(document.data))
             elif document.kind in POLICY_KINDS:
-                inputs.policies.append(parse_policy(document))
+                policies.append(parse_policy(document))
             elif document.kind in BINDING_KINDS:
                 bindings.append(document)
             elif document.kind not in IGNORED_KINDS:
                 workloads.append(document)
         except InputError as exc:
             raise document.fail(exc.path, exc.message) from None
-    names = [cluster.name for cluster in inputs.clusters]
+    names = [cluster.name for cluster in clusters]
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:
         raise DocumentError("input", "", f"cluster {duplicates[0]} is defined twice")
@@ -214,14 +224,15 @@ def read_inputs(documents: list[Document]) -> Inputs:
         found = ", ".join(d.location for d in workloads) or "none"
         raise DocumentError("input", "", f"exactly one workload document is needed, found {found}")
     try:
-        inputs.workload = parse_workload(workloads[0])
+        workload = parse_workload(workloads[0])
     except InputError as exc:
         raise workloads[0].fail(exc.path, exc.message) from None
+    inputs = Inputs(workload=workload, clusters=clusters, policies=policies)
     if len(bindings) > 1:
         raise bindings[1].fail("", "only one ResourceBinding may describe the previous result")
     if bindings:
         try:
-            inputs.previous = parse_binding(bindings[0], inputs.workload)
+            inputs.previous = parse_binding(bindings[0], workload)
         except InputError as exc:
             raise bindings[0].fail(exc.path, exc.message) from None
     return inputs
@@ -262,10 +273,10 @@ def parse_cluster(data: dict[str, Any]) -> ClusterSnapshot:
         enablements = set()
         for i, entry in enumerate(raw_enablements):
             path = join("status.apiEnablements", i)
-            entry = get_map(entry, path, optional=False) or {}
+            entry = require_map(entry, path)
             group_version = get_str(entry.get("groupVersion"), join(path, "groupVersion"))
             for j, resource in enumerate(get_list(entry.get("resources"), join(path, "resources")) or []):
-                resource = get_map(resource, join(join(path, "resources"), j), optional=False) or {}
+                resource = require_map(resource, join(join(path, "resources"), j))
                 enablements.add((group_version, get_str(resource.get("kind"), join(path, "resources"))))
     return ClusterSnapshot(
         name=name,
@@ -291,7 +302,7 @@ def _parse_nodes(data: Any, path: str) -> tuple[Node, ...] | None:
     nodes = []
     for i, item in enumerate(items):
         node_path = join(path, i)
-        item = get_map(item, node_path, optional=False) or {}
+        item = require_map(item, node_path)
         nodes.append(
             Node(
                 name=get_str(item.get("name"), join(node_path, "name")),
@@ -315,14 +326,14 @@ def parse_policy(document: Document) -> Policy:
         raise InputError("metadata.name", "is required")
     namespaced = document.kind == "PropagationPolicy"
     namespace = (get_str(metadata.get("namespace"), "metadata.namespace") or "default") if namespaced else ""
-    spec = get_map(data.get("spec"), "spec", optional=False) or {}
+    spec = require_map(data.get("spec"), "spec")
     selectors = get_list(spec.get("resourceSelectors"), "spec.resourceSelectors") or []
     if not selectors:
         raise InputError("spec.resourceSelectors", "needs at least one selector")
     checked = []
     for i, selector in enumerate(selectors):
         path = join("spec.resourceSelectors", i)
-        selector = get_map(selector, path, optional=False) or {}
+        selector = require_map(selector, path)
         for key in ("apiVersion", "kind"):
             if not get_str(selector.get(key), join(path, key)):
                 raise InputError(join(path, key), "is required")
@@ -372,12 +383,12 @@ def _requests(pod_spec: dict[str, Any], path: str) -> dict[str, Fraction]:
 
     total: dict[str, Fraction] = {}
     for i, container in enumerate(get_list(pod_spec.get("containers"), join(path, "containers")) or []):
-        container = get_map(container, join(join(path, "containers"), i), optional=False) or {}
+        container = require_map(container, join(join(path, "containers"), i))
         for name, value in container_requests(container, join(join(path, "containers"), i)).items():
             total[name] = total.get(name, Fraction(0)) + value
     init_path = join(path, "initContainers")
     for i, container in enumerate(get_list(pod_spec.get("initContainers"), init_path) or []):
-        container = get_map(container, join(init_path, i), optional=False) or {}
+        container = require_map(container, join(init_path, i))
         for name, value in container_requests(container, join(init_path, i)).items():
             total[name] = max(total.get(name, Fraction(0)), value)
     overhead = parse_resources(pod_spec.get("overhead"), join(path, "overhead"))
@@ -504,7 +515,7 @@ def parse_binding(document: Document, workload: Workload) -> PreviousResult:
     clusters = []
     for i, item in enumerate(get_list(spec.get("clusters"), "spec.clusters") or []):
         path = join("spec.clusters", i)
-        item = get_map(item, path, optional=False) or {}
+        item = require_map(item, path)
         name = get_str(item.get("name"), join(path, "name"))
         if not name:
             raise InputError(join(path, "name"), "is required")
@@ -512,7 +523,7 @@ def parse_binding(document: Document, workload: Workload) -> PreviousResult:
     tasks = []
     for i, item in enumerate(get_list(spec.get("gracefulEvictionTasks"), "spec.gracefulEvictionTasks") or []):
         path = join("spec.gracefulEvictionTasks", i)
-        item = get_map(item, path, optional=False) or {}
+        item = require_map(item, path)
         source = get_str(item.get("fromCluster"), join(path, "fromCluster"))
         if not source:
             raise InputError(join(path, "fromCluster"), "is required")

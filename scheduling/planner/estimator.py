@@ -8,7 +8,7 @@ from typing import Any
 
 from .model import ClusterSnapshot, Node, ReplicaRequirements, ResourceSummary
 from .placement import NodeClaim
-from .taints import first_untolerated
+from .taints import Toleration, first_untolerated
 
 MAX_INT32 = 2**31 - 1
 _ZERO = Fraction(0)
@@ -37,7 +37,7 @@ def estimate_general(summary: ResourceSummary | None, requirements: ReplicaRequi
 
 def node_matches_claim(node: Node, claim: NodeClaim | None) -> bool:
     """The node carries the selected labels, satisfies a required affinity term and tolerates its taints."""
-    tolerations = ()
+    tolerations: tuple[Toleration, ...] = ()
     if claim is not None:
         for key, value in claim.node_selector:
             if node.labels.get(key) != value:

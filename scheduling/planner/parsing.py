@@ -14,11 +14,16 @@ def join(path: str, key: str | int) -> str:
     return f"{path}.{key}" if path else key
 
 
-def get_map(data: Any, path: str, *, optional: bool = True) -> dict[str, Any] | None:
+def get_map(data: Any, path: str) -> dict[str, Any] | None:
     """A mapping, or None when absent (null)."""
     if data is None:
-        if optional:
-            return None
+        return None
+    return require_map(data, path)
+
+
+def require_map(data: Any, path: str) -> dict[str, Any]:
+    """A mapping that must be present."""
+    if data is None:
         raise InputError(path, "is required")
     if not isinstance(data, dict):
         raise InputError(path, "must be an object")

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import InputError
-from .parsing import get_int, get_list, get_map, get_str, get_str_map, join
+from .parsing import get_int, get_list, get_map, get_str, get_str_map, join, require_map
 from .selectors import ClusterAffinity, NodeSelectorTerm
 from .taints import Toleration, parse_tolerations
 
@@ -203,7 +203,7 @@ def _parse_terms(data: Any, path: str) -> tuple[AffinityTerm, ...] | None:
     terms = []
     for i, item in enumerate(items):
         item_path = join(path, i)
-        item = get_map(item, item_path, optional=False)
+        item = require_map(item, item_path)
         overflow = None
         overflow_items = get_list(item.get("overflowAffinities"), join(item_path, "overflowAffinities"))
         if overflow_items is not None:
@@ -231,7 +231,7 @@ def _parse_spread(data: Any, path: str, defaults: bool) -> tuple[SpreadConstrain
     constraints = []
     for i, item in enumerate(get_list(data, path) or []):
         item_path = join(path, i)
-        item = get_map(item, item_path, optional=False)
+        item = require_map(item, item_path)
         by_field = get_str(item.get("spreadByField"), join(item_path, "spreadByField"))
         by_label = get_str(item.get("spreadByLabel"), join(item_path, "spreadByLabel"))
         if by_field and by_field not in SPREAD_FIELDS:
@@ -273,7 +273,7 @@ def _parse_replica_scheduling(data: Any, path: str, defaults: bool) -> ReplicaSc
         rules = []
         for i, rule in enumerate(get_list(wp.get("staticWeightList"), list_path) or []):
             rule_path = join(list_path, i)
-            rule = get_map(rule, rule_path, optional=False)
+            rule = require_map(rule, rule_path)
             weight = get_int(rule.get("weight"), join(rule_path, "weight"))
             if weight < 1:
                 raise InputError(join(rule_path, "weight"), "must be >= 1")

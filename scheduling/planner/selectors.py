@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import InputError
 from .messages import Reason
-from .parsing import get_list, get_map, get_str, get_str_list, get_str_map, join
+from .parsing import get_list, get_map, get_str, get_str_list, get_str_map, join, require_map
 
 if TYPE_CHECKING:
     from .model import ClusterSnapshot
@@ -96,8 +96,7 @@ class Requirement:
 
     @classmethod
     def from_dict(cls, data: Any, path: str) -> Requirement:
-        data = get_map(data, path, optional=False)
-        assert data is not None
+        data = require_map(data, path)
         return cls(
             key=get_str(data.get("key"), join(path, "key")),
             operator=get_str(data.get("operator"), join(path, "operator")),

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import InputError
-from .parsing import get_int, get_list, get_map, get_str, join
+from .parsing import get_int, get_list, get_str, join, require_map
 
 NO_SCHEDULE = "NoSchedule"
 NO_EXECUTE = "NoExecute"
@@ -29,8 +29,7 @@ class Taint:
 
     @classmethod
     def from_dict(cls, data: Any, path: str = "") -> Taint:
-        data = get_map(data, path, optional=False)
-        assert data is not None
+        data = require_map(data, path)
         key = get_str(data.get("key"), join(path, "key"))
         if not key:
             raise InputError(join(path, "key"), "is required")
@@ -70,8 +69,7 @@ class Toleration:
 
     @classmethod
     def from_dict(cls, data: Any, path: str = "") -> Toleration:
-        data = get_map(data, path, optional=False)
-        assert data is not None
+        data = require_map(data, path)
         seconds = data.get("tolerationSeconds")
         return cls(
             key=get_str(data.get("key"), join(path, "key")),

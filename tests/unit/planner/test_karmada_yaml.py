@@ -101,3 +101,55 @@ def test_selector_for_another_namespace_is_rejected_in_a_propagation_policy():
 def test_job_replicas_are_parallelism_capped_by_completions():
     job = "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec: {parallelism: 5, completions: 3}\n"
     assert read_inputs(load_documents("j.yaml", job)).workload.replicas == 3
+
+
+NODE_AFFINITY = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: db}
+spec:
+  replicas: 3
+  template:
+    spec:
+      tolerations: [{key: dedicated, operator: Equal, value: db, effect: NoSchedule}]
+      affinity:
+        nodeAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            nodeSelectorTerms:
+              - matchExpressions:
+                  - {key: cores, operator: Gt, values: ["8"]}
+      containers:
+        - name: db
+          resources: {requests: {cpu: "2"}}
+---
+apiVersion: cluster.karmada.io/v1alpha1
+kind: Cluster
+metadata: {name: m1}
+status:
+  resourceSummary: {allocatable: {cpu: "100", pods: "100"}}
+  nodes:
+    - {name: small, labels: {cores: "8"}, allocatable: {cpu: "8", pods: "10"}}
+    - name: big-dedicated
+      labels: {cores: "16"}
+      taints: [{key: dedicated, value: db, effect: NoSchedule}]
+      allocatable: {cpu: "16", pods: "10"}
+      allocated: {cpu: "4"}
+    - name: big-other
+      labels: {cores: "32"}
+      taints: [{key: dedicated, value: ml, effect: NoSchedule}]
+      allocatable: {cpu: "32", pods: "10"}
+"""
+
+
+def test_pod_template_affinity_and_tolerations_limit_the_node_estimate():
+    from scheduling.karmada_yaml import binding_for
+    from scheduling.planner import Placement, plan
+
+    inputs = read_inputs(load_documents("db.yaml", NODE_AFFINITY))
+    placement = Placement.from_dict(
+        {"replicaScheduling": {"replicaDivisionPreference": "Aggregated", "replicaSchedulingType": "Divided"}}
+    )
+    result = plan(inputs.clusters, placement, binding_for(inputs.workload, inputs.previous, False))
+    capacity = result.explanation["clusters"][0]["capacity"]
+    assert capacity == {"general": 50, "nodes": 6, "eligible_nodes": 1, "total_nodes": 3}
+    assert result.replicas() == {"m1": 3}

@@ -209,3 +209,39 @@ def test_steady_scale_up_never_moves_existing_replicas(specs, first, extra, uid)
         return
     grown = after.replicas()
     assert all(grown.get(name, 0) >= count for name, count in before.replicas().items())
+
+
+label_sets = st.dictionaries(
+    st.sampled_from(["env", "tier", "zone"]), st.sampled_from(["a", "b", ""]), max_size=3
+)
+requirements = st.fixed_dictionaries(
+    {
+        "key": st.sampled_from(["env", "tier", "", "bad key"]),
+        "operator": st.sampled_from(["In", "NotIn", "Exists", "DoesNotExist", "Gt"]),
+        "values": st.lists(st.sampled_from(["a", "b", "1"]), max_size=2),
+    }
+)
+
+
+@FAST
+@given(
+    label_sets,
+    st.lists(requirements, max_size=3),
+    st.dictionaries(st.sampled_from(["env", "tier"]), st.sampled_from(["a", "b"]), max_size=2),
+    st.lists(st.sampled_from(NAMES[:3]), max_size=2),
+    st.lists(st.sampled_from(NAMES[:3]), max_size=1),
+)
+def test_fast_match_and_explained_mismatch_always_agree(labels, expressions, match_labels, names, exclude):
+    from scheduling.planner.selectors import ClusterAffinity
+
+    affinity = ClusterAffinity.from_dict(
+        {
+            "labelSelector": {"matchLabels": match_labels, "matchExpressions": expressions},
+            "clusterNames": names,
+            "exclude": exclude,
+        },
+        "",
+    )
+    for name in NAMES[:3]:
+        cluster = ClusterSnapshot(name=name, labels=labels)
+        assert affinity.matches(cluster) == (affinity.mismatch(cluster) is None)
