@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "karmada_ui",
     "clusters",
     "scheduling",
+    "scheduling.editor",
     "observability",
 ]
 

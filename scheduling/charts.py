@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+
 import plotly.graph_objects as go
 
 PROPOSED_COLOUR = "#2457d6"
@@ -24,7 +25,9 @@ def split_figure(
     Bars of clusters whose share exceeds their capacity are drawn in the warning colour.
     """
     names = list(clusters)
-    colours = [OVER_CAPACITY_COLOUR if flag else PROPOSED_COLOUR for flag in (over_capacity or [False] * len(names))]
+    colours = [
+        OVER_CAPACITY_COLOUR if flag else PROPOSED_COLOUR for flag in (over_capacity or [False] * len(names))
+    ]
     traces = []
     if current is not None:
         traces.append(
@@ -71,4 +74,3 @@ def split_figure(
 def figure_json(fig: go.Figure) -> str:
     """The JSON app.js reads from a ``data-plotly`` attribute."""
     return fig.to_json()
-

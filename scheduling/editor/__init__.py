@@ -1,1 +1,1 @@
-"""The policy editor: form and YAML of one (Cluster)PropagationPolicy, its live preview, what-if and drills."""
+"""The policy editor: form and YAML of a propagation policy, its live preview, what-if and drills."""

@@ -53,7 +53,9 @@ def parse_yaml(text: str) -> dict[str, Any]:
     if len(documents) > 1:
         raise YamlError(YamlProblem(None, "", "put exactly one policy in the editor"))
     if not isinstance(documents[0], dict):
-        raise YamlError(YamlProblem(1, "", "the document must be a mapping (apiVersion, kind, metadata, spec)"))
+        raise YamlError(
+            YamlProblem(1, "", "the document must be a mapping (apiVersion, kind, metadata, spec)")
+        )
     return documents[0]
 
 
@@ -67,7 +69,9 @@ def _ordered(doc: dict[str, Any]) -> dict[str, Any]:
 
 def dump_yaml(doc: dict[str, Any]) -> str:
     """Block-style YAML with apiVersion, kind, metadata and spec first; other keys keep their order."""
-    return yaml.safe_dump(_ordered(doc), sort_keys=False, default_flow_style=False, allow_unicode=True, width=100)
+    return yaml.safe_dump(
+        _ordered(doc), sort_keys=False, default_flow_style=False, allow_unicode=True, width=100
+    )
 
 
 def line_of(text: str, path: str) -> int | None:

@@ -125,6 +125,11 @@ def _without(item: Any, keys: tuple[str, ...]) -> dict[str, Any]:
     return {k: v for k, v in as_map(item).items() if k not in keys}
 
 
+def _expression_label(expression: dict[str, Any]) -> str:
+    values = ",".join(map(str, as_list(expression.get("values"))))
+    return f"{expression.get('key')} {expression.get('operator')} {values}".strip()
+
+
 def target_label(target: dict[str, Any]) -> str:
     """A short description of a weight rule's target cluster affinity."""
     parts = []
@@ -133,15 +138,11 @@ def target_label(target: dict[str, Any]) -> str:
         parts.append(", ".join(str(n) for n in names))
     selector = as_map(target.get("labelSelector"))
     labels = [f"{k}={v}" for k, v in as_map(selector.get("matchLabels")).items()]
-    labels += [
-        f"{as_map(e).get('key')} {as_map(e).get('operator')} {','.join(map(str, as_list(as_map(e).get('values'))))}"
-        for e in as_list(selector.get("matchExpressions"))
-    ]
+    labels += [_expression_label(as_map(e)) for e in as_list(selector.get("matchExpressions"))]
     if labels:
         parts.append(" ".join(labels).strip())
     for e in as_list(as_map(target.get("fieldSelector")).get("matchExpressions")):
-        e = as_map(e)
-        parts.append(f"{e.get('key')} {e.get('operator')} {','.join(map(str, as_list(e.get('values'))))}")
+        parts.append(_expression_label(as_map(e)))
     if target.get("exclude"):
         parts.append("exclude " + ", ".join(map(str, as_list(target.get("exclude")))))
     return "; ".join(parts) or "every cluster"
@@ -356,7 +357,9 @@ def policy_from_form(data: MultiValue) -> tuple[dict[str, Any], FormProblems]:
     for i, (by, label, low, high, extra) in enumerate(
         _rows(data, "sc_by", "sc_label", "sc_min", "sc_max", "sc_extra")
     ):
-        item: dict[str, Any] = {"spreadByLabel": label} if by == SPREAD_BY_LABEL else {"spreadByField": by or "cluster"}
+        item: dict[str, Any] = (
+            {"spreadByLabel": label} if by == SPREAD_BY_LABEL else {"spreadByField": by or "cluster"}
+        )
         for key, text in (("minGroups", low), ("maxGroups", high)):
             number = _int(text, f"spec.placement.spreadConstraints[{i}].{key}", problems)
             if number is not None:
@@ -389,7 +392,11 @@ def _merge_replica_scheduling(placement: dict[str, Any], data: MultiValue, probl
     existing = placement.get("replicaScheduling")
     if replica_type == DUPLICATED:
         if isinstance(existing, dict):
-            kept = {k: v for k, v in existing.items() if k not in ("replicaDivisionPreference", "weightPreference")}
+            kept = {
+                k: v
+                for k, v in existing.items()
+                if k not in ("replicaDivisionPreference", "weightPreference")
+            }
             placement["replicaScheduling"] = {**kept, "replicaSchedulingType": DUPLICATED}
         return
     scheduling = dict(as_map(existing))
@@ -398,7 +405,11 @@ def _merge_replica_scheduling(placement: dict[str, Any], data: MultiValue, probl
     preference = dict(as_map(scheduling.get("weightPreference")))
     rules = []
     for i, (target, weight) in enumerate(_rows(data, "w_target", "w_weight")):
-        number = _int(weight, f"spec.placement.replicaScheduling.weightPreference.staticWeightList[{i}].weight", problems)
+        number = _int(
+            weight,
+            f"spec.placement.replicaScheduling.weightPreference.staticWeightList[{i}].weight",
+            problems,
+        )
         rules.append({"targetCluster": _json_map(target), "weight": 1 if number is None else number})
     _put(preference, "staticWeightList", rules)
     if _text(data.get("weight_mode")) == DYNAMIC:

@@ -142,7 +142,11 @@ def build_preview(
     current = {t.name: t.replicas for t in workload.current or ()}
     for snapshot in snapshots:
         entry = entries.get(snapshot.name, {})
-        if snapshot.name in proposed or snapshot.name in current or entry.get("outcome") in ("assigned", "selected"):
+        if (
+            snapshot.name in proposed
+            or snapshot.name in current
+            or entry.get("outcome") in ("assigned", "selected")
+        ):
             preview.rows.append(
                 ClusterRow(
                     name=snapshot.name,
@@ -195,7 +199,9 @@ def _capacity_warnings(rows: list[ClusterRow], strategy: str) -> list[str]:
     for row in rows:
         if not row.over_capacity:
             continue
-        text = _("%(cluster)s has room for %(available)s replicas of this workload but its share is %(share)s.") % {
+        text = _(
+            "%(cluster)s has room for %(available)s replicas of this workload but its share is %(share)s."
+        ) % {
             "cluster": row.name,
             "available": row.available,
             "share": row.proposed,
@@ -212,7 +218,10 @@ def _comparison(
     """The other division method's split, and why it differs (or that it does not)."""
     other_method = LARGEST_REMAINDER if placement.division_method == WEBSTER else WEBSTER
     other = plan(snapshots, _with_method(placement, other_method), binding)
-    names = {"other": wording.method_name(other_method), "this": wording.method_name(placement.division_method)}
+    names = {
+        "other": wording.method_name(other_method),
+        "this": wording.method_name(placement.division_method),
+    }
     if other.ok and other.replicas() == result.replicas():
         return wording.capitalised(_("%(other)s gives the same split.") % names)
     if not other.ok:
@@ -224,11 +233,14 @@ def _comparison(
     seats = division.get("replicas", 0)
     quotas = ", ".join(f"{name} {weight * seats / total:.2f}" for name, weight in weights.items())
     split = {name: other.replicas().get(name, 0) for name in sorted({*weights, *other.replicas()})}
-    text = wording.capitalised(_("%(other)s would give %(split)s.") % {**names, "split": wording.split_text(split)})
+    text = wording.capitalised(
+        _("%(other)s would give %(split)s.") % {**names, "split": wording.split_text(split)}
+    )
     text += " " + _(
-        "The exact shares are %(quotas)s. Largest remainder gives each cluster the whole part of its share and "
-        "the left-over replicas to the largest fractions; Webster gives each next replica to the highest "
-        "weight ÷ (2 × replicas + 1), which rounds every share at one half and treats small clusters more evenly."
+        "The exact shares are %(quotas)s. Largest remainder gives each cluster the whole part of its "
+        "share and the left-over replicas to the largest fractions; Webster gives each next replica to "
+        "the highest weight ÷ (2 × replicas + 1), which rounds every share at one half and treats small "  # noqa: RUF001
+        "clusters more evenly."
     ) % {"quotas": quotas}
     return text
 
@@ -242,6 +254,11 @@ def _summary(preview: Preview) -> str:
         return preview.problem or ""
     if preview.plan.error is not None:
         return _("Not scheduled: %(message)s") % {"message": preview.plan.error.message}
+    if preview.plan.strategy == "Duplicated":
+        return _("Every placed cluster runs all %(replicas)s replicas: %(clusters)s.") % {
+            "replicas": preview.workload.replicas,
+            "clusters": ", ".join(preview.proposed) or _("nothing"),
+        }
     return _("Proposed split for %(replicas)s replicas: %(split)s.") % {
         "replicas": preview.workload.replicas,
         "split": wording.split_text(preview.proposed),

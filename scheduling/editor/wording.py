@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 # One sentence per planner reason code; the parameters are the planner's own (scheduling.planner.messages).
 REASONS = {
@@ -27,6 +26,18 @@ REASONS = {
 }
 
 METHOD_NAMES = {"webster": gettext_lazy("Webster"), "largest-remainder": gettext_lazy("largest remainder")}
+
+SEAT_ALONE = gettext_lazy(
+    "%(cluster)s gets the %(ordinal)s replica: %(method)s priority %(priority)s, no other cluster left."
+)
+SEAT_PRIORITY = gettext_lazy(
+    "%(cluster)s gets the %(ordinal)s replica: "
+    "%(method)s priority %(priority)s vs %(runner_up_priority)s for %(runner_up)s"
+)
+SEAT_REMAINDER = gettext_lazy(
+    "%(cluster)s gets the %(ordinal)s replica: "
+    "remainder %(priority)s vs %(runner_up_priority)s for %(runner_up)s"
+)
 
 TIE_RULES = {
     "fewer seats": gettext_lazy("a tie, settled by fewer replicas"),
@@ -73,16 +84,9 @@ def seat_sentence(seat: dict[str, Any], method: str) -> str:
         "priority": f"{seat['priority']:.2f}",
     }
     if seat.get("runner_up") is None:
-        return _("%(cluster)s gets the %(ordinal)s replica: %(method)s priority %(priority)s, no other cluster left.") % values
+        return str(SEAT_ALONE) % values
     values.update(runner_up=seat["runner_up"], runner_up_priority=f"{seat['runner_up_priority']:.2f}")
-    if method == "largest-remainder":
-        text = _(
-            "%(cluster)s gets the %(ordinal)s replica: remainder %(priority)s vs %(runner_up_priority)s for %(runner_up)s"
-        ) % values
-    else:
-        text = _(
-            "%(cluster)s gets the %(ordinal)s replica: %(method)s priority %(priority)s vs %(runner_up_priority)s for %(runner_up)s"
-        ) % values
+    text = str(SEAT_REMAINDER if method == "largest-remainder" else SEAT_PRIORITY) % values
     if seat.get("tie_break"):
         text += " (" + str(TIE_RULES.get(seat["tie_break"], seat["tie_break"])) + ")"
     return text + "."

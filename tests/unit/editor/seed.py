@@ -27,7 +27,9 @@ POLICY_7_3 = {
     "kind": "PropagationPolicy",
     "metadata": {"name": "shop-split", "namespace": "default"},
     "spec": {
-        "resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "default", "name": "shop"}],
+        "resourceSelectors": [
+            {"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "default", "name": "shop"}
+        ],
         "placement": {
             "clusterAffinity": {"clusterNames": ["beijing", "shanghai"]},
             "replicaScheduling": {

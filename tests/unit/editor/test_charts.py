@@ -18,7 +18,9 @@ def test_the_proposed_split_is_one_horizontal_bar_per_cluster():
 
 
 def test_the_current_split_is_drawn_beside_the_proposed_one_with_a_legend():
-    fig = split_figure(["beijing", "shanghai"], [8, 3], [7, 3], proposed_label="proposed", current_label="now").to_dict()
+    fig = split_figure(
+        ["beijing", "shanghai"], [8, 3], [7, 3], proposed_label="proposed", current_label="now"
+    ).to_dict()
     assert [(t["name"], list(t["x"])) for t in fig["data"]] == [("now", [7, 3]), ("proposed", [8, 3])]
     assert fig["layout"]["barmode"] == "group"
     assert fig["layout"]["showlegend"] is True

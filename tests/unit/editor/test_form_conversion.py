@@ -143,7 +143,10 @@ def test_the_yaml_text_survives_the_round_trip_too():
 
 def test_the_form_reads_the_weight_rows_with_a_label_for_each_target():
     state = form_from_policy(parse_yaml(SEED_7_3))
-    assert [(w.label, w.weight, w.cluster) for w in state.weights] == [("beijing", 7, "beijing"), ("dc=old", 3, "")]
+    assert [(w.label, w.weight, w.cluster) for w in state.weights] == [
+        ("beijing", 7, "beijing"),
+        ("dc=old", 3, ""),
+    ]
     assert state.weight_max == 14
 
 

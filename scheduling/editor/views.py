@@ -1,0 +1,225 @@
+"""Pages and fragments of the policy editor: editor, live preview, tab switch, drafts, review and apply."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from karmada_ui.permissions import role_required
+from karmada_ui.roles import OPERATOR
+from scheduling.documents import DocumentError
+from scheduling.editor import inventory, policy
+from scheduling.editor.applying import apply_policy
+from scheduling.editor.document import dump_yaml
+from scheduling.editor.models import PolicyDraft
+from scheduling.editor.preview import WorkloadInput, build_preview
+from scheduling.editor.state import FORM, SLOT_NAMES, YAML, EditorInput, form_slots, read_editor
+from scheduling.editor.validation import validate_policy
+from scheduling.editor.whatif import build_whatif
+from scheduling.exporting import propagation_policy_document
+from scheduling.models import CLUSTER_PROPAGATION_POLICY, PROPAGATION_POLICY, PropagationPolicy
+
+DEFAULT_REPLICAS = 10
+MAX_PREVIEW_REPLICAS = 100_000
+
+
+def _identity(doc: dict[str, Any]) -> tuple[str, str, str]:
+    meta = policy.metadata(doc)
+    namespace = "" if policy.is_cluster_scoped(doc) else str(meta.get("namespace") or "")
+    return str(doc.get("kind") or ""), namespace, str(meta.get("name") or "")
+
+
+def _edit_url(kind: str, namespace: str, name: str) -> str:
+    if kind == CLUSTER_PROPAGATION_POLICY:
+        return reverse("scheduling:cluster_policy_edit", args=[name])
+    return reverse("scheduling:policy_edit", args=[namespace, name])
+
+
+def _editing_document(existing: PropagationPolicy) -> dict[str, Any]:
+    """The stored policy as Karmada YAML, without the permanent-id label the control plane manages."""
+    doc = propagation_policy_document(existing)
+    labels = doc["metadata"].get("labels") or {}
+    labels.pop(existing.permanent_id_label, None)
+    if not labels:
+        doc["metadata"].pop("labels", None)
+    return doc
+
+
+def _workload_choice(data: Any, fleet_names: list[str]) -> WorkloadInput:
+    """The typed replica count (the workload chooser joins once captured templates are known)."""
+    try:
+        replicas = int(data.get("replicas") or DEFAULT_REPLICAS)
+    except (TypeError, ValueError):
+        replicas = DEFAULT_REPLICAS
+    return WorkloadInput(replicas=max(0, min(replicas, MAX_PREVIEW_REPLICAS)))
+
+
+def _page(
+    request: HttpRequest, doc: dict[str, Any], *, existing: PropagationPolicy | None, draft: Any
+) -> HttpResponse:
+    snapshots = inventory.fleet()
+    workload = _workload_choice(request.GET, [s.name for s in snapshots])
+    editor = EditorInput(FORM, dump_yaml(doc), doc, [])
+    context = {
+        "editor": editor,
+        "state": editor.form_state(),
+        "yaml_text": dump_yaml(doc),
+        "mode": FORM,
+        "fleet": snapshots,
+        "preview": build_preview(doc, snapshots, workload),
+        "workload": workload,
+        "slots": {name: [] for name in SLOT_NAMES},
+        "existing": existing,
+        "draft": draft,
+        "kinds": policy.KINDS,
+    }
+    return render(request, "scheduling/editor/editor.html", context)
+
+
+@require_GET
+@role_required(OPERATOR)
+def policy_new(request: HttpRequest) -> HttpResponse:
+    kind = request.GET.get("kind") if request.GET.get("kind") in policy.KINDS else PROPAGATION_POLICY
+    return _page(request, policy.new_policy(kind), existing=None, draft=None)
+
+
+def _edit(request: HttpRequest, kind: str, namespace: str, name: str) -> HttpResponse:
+    existing = PropagationPolicy.objects.filter(kind=kind, namespace=namespace, name=name).first()
+    draft = PolicyDraft.objects.filter(kind=kind, namespace=namespace, name=name).first()
+    if existing is None and draft is None:
+        return get_object_or_404(PropagationPolicy, kind=kind, namespace=namespace, name=name)
+    use_draft = draft is not None and request.GET.get("source") != "applied"
+    doc = draft.document if use_draft else _editing_document(existing)  # type: ignore[union-attr, arg-type]
+    return _page(request, doc, existing=existing, draft=draft if use_draft else None)
+
+
+@require_GET
+@role_required(OPERATOR)
+def policy_edit(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
+    return _edit(request, PROPAGATION_POLICY, namespace, name)
+
+
+@require_GET
+@role_required(OPERATOR)
+def cluster_policy_edit(request: HttpRequest, name: str) -> HttpResponse:
+    return _edit(request, CLUSTER_PROPAGATION_POLICY, "", name)
+
+
+@require_POST
+@role_required(OPERATOR)
+def policy_preview(request: HttpRequest) -> HttpResponse:
+    """Validation, selector matches and the split preview for the editor's current content."""
+    editor = read_editor(request.POST)
+    snapshots = inventory.fleet()
+    workload = _workload_choice(request.POST, [s.name for s in snapshots])
+    preview = build_preview(editor.doc, snapshots, workload) if editor.doc is not None else None
+    context = {
+        "editor": editor,
+        "mode": editor.mode,
+        "preview": preview,
+        "workload": workload,
+        "fleet": snapshots,
+        "slots": form_slots(editor.problems),
+        "yaml_problems": editor.yaml_problems() if editor.mode == YAML else [],
+    }
+    return render(request, "scheduling/editor/_preview_response.html", context)
+
+
+@require_POST
+@role_required(OPERATOR)
+def policy_switch(request: HttpRequest) -> HttpResponse:
+    """Switch between form and YAML: convert the side the user edited into the other, losing nothing."""
+    editor = read_editor(request.POST)
+    target = YAML if request.POST.get("to") == YAML else FORM
+    if editor.doc is None:
+        target = YAML  # the YAML does not parse: stay on it and show where
+    context = {
+        "editor": editor,
+        "state": editor.form_state() if editor.doc is not None else None,
+        "yaml_text": editor.yaml_text if editor.doc is None else dump_yaml(editor.doc),
+        "mode": target,
+        "fleet": inventory.fleet(),
+        "slots": form_slots(editor.problems),
+        "yaml_problems": editor.yaml_problems() if editor.doc is None else [],
+        "kinds": policy.KINDS,
+    }
+    return render(request, "scheduling/editor/_editor_body.html", context)
+
+
+@require_POST
+@role_required(OPERATOR)
+def policy_save_draft(request: HttpRequest) -> HttpResponse:
+    """Store the policy as a draft (not applied); it needs a name to be found again."""
+    editor = read_editor(request.POST)
+    if editor.doc is None:
+        return HttpResponseBadRequest(_("The YAML does not parse, so there is nothing to save yet."))
+    kind, namespace, name = _identity(editor.doc)
+    if kind not in policy.KINDS or not name:
+        return HttpResponseBadRequest(_("Give the policy a kind and a name before saving a draft."))
+    PolicyDraft.objects.update_or_create(
+        kind=kind, namespace=namespace, name=name, defaults={"document": editor.doc, "author": request.user}
+    )
+    url = _edit_url(kind, namespace, name)
+    if request.htmx:
+        return render(request, "scheduling/editor/_saved.html", {"url": url, "name": name})
+    messages.success(request, _("Draft saved."))
+    return redirect(url)
+
+
+def _document_from(request: HttpRequest) -> dict[str, Any] | None:
+    try:
+        doc = json.loads(request.POST.get("document") or "")
+    except ValueError:
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+@require_POST
+@role_required(OPERATOR)
+def policy_review(request: HttpRequest) -> HttpResponse:
+    """The what-if before apply: every captured workload and its placement diff, then Apply."""
+    editor = read_editor(request.POST)
+    snapshots = inventory.fleet()
+    context: dict[str, Any] = {"editor": editor, "problems": editor.problems}
+    if editor.doc is None:
+        context["problems"] = [
+            ("", editor.yaml_problem.message if editor.yaml_problem else _("not valid YAML"))
+        ]
+    if not context["problems"]:
+        assert editor.doc is not None
+        context["whatif"] = build_whatif(editor.doc, snapshots)
+        context["document"] = json.dumps(editor.doc)
+        context["identity"] = _identity(editor.doc)
+    status = 200 if not context["problems"] else 400
+    return render(request, "scheduling/editor/_review.html", context, status=status)
+
+
+@require_POST
+@role_required(OPERATOR)
+def policy_apply(request: HttpRequest) -> HttpResponse:
+    """Apply the reviewed policy through the control plane's apply service and audit the placement diff."""
+    doc = _document_from(request)
+    if doc is None:
+        return HttpResponseBadRequest(_("The request carries no policy document to apply."))
+    problems = validate_policy(doc)
+    if problems:
+        text = "; ".join(f"{path}: {message}" for path, message in problems)
+        return HttpResponseBadRequest(_("The policy is not valid: %(problems)s") % {"problems": text})
+    try:
+        outcome = apply_policy(doc, request.user)
+    except DocumentError as exc:
+        return HttpResponseBadRequest(_("The control plane refused the policy: %(reason)s") % {"reason": exc})
+    kind, namespace, name = _identity(doc)
+    messages.success(
+        request,
+        _("Applied %(policy)s: %(count)s workload(s) placed by it.")
+        % {"policy": name, "count": len(outcome.captured)},
+    )
+    return redirect(_edit_url(kind, namespace, name) + "?source=applied")
