@@ -42,7 +42,8 @@ def test_every_compose_command_names_something_this_project_runs():
             assert importlib.util.find_spec("membersim"), name
         else:
             raise AssertionError(f"{name}: unknown command {argv}")
-        assert shutil.which(argv[0]) or argv[0] == "python", argv[0]
+        venv_bin = str(Path(sys.executable).parent)
+        assert argv[0] == "python" or shutil.which(argv[0], path=venv_bin) or shutil.which(argv[0]), argv[0]
 
 
 def test_the_worker_listens_on_every_queue_the_tasks_are_routed_to():
