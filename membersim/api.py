@@ -359,10 +359,7 @@ def create(cluster: Cluster, resource: Resource, namespace: str, body: Any, quer
         _ensure_namespace(cluster, resource, namespace)
         _generate_name(cluster, resource, namespace, metadata)
         validation.apply_defaults(resource, obj)
-        if "name" in metadata:
-            validation.validate(resource, obj)
-        else:
-            validation.validate(resource, obj)
+        validation.validate(resource, obj)
         if cluster.store.get(resource, namespace, metadata["name"]) is not None:
             raise errors.already_exists(resource, metadata["name"])
         cluster.new_object(resource, obj)

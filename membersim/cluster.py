@@ -17,6 +17,7 @@ from membersim.store import Store
 
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 MAX_EVENTS = 1000
+NODE_NETWORK_START = int(ipaddress.IPv4Address("192.168.0.0"))
 
 
 @dataclass
@@ -49,6 +50,10 @@ class Cluster:
         self._event_index: dict[tuple[str, str, str], str] = {}
         self._node_index = 0
         self.controller = Controller(self)
+        # Per-node constants, computed once: a 100-node cluster should start in milliseconds.
+        self._pod_net = ipaddress.ip_network(spec.pod_cidr)
+        self._node_cpu = format_cpu(to_millicores(spec.node_cpu))
+        self._node_memory = format_memory(to_bytes(spec.node_memory))
         self._build()
 
     # ------------------------------------------------------------ building
@@ -124,16 +129,15 @@ class Cluster:
             labels["node-role.kubernetes.io/control-plane"] = ""
             taints.append({"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"})
         labels.update(spec.labels)
-        pod_net = ipaddress.ip_network(spec.pod_cidr)
+        pod_net = self._pod_net
         slot = 2 ** (pod_net.max_prefixlen - spec.node_cidr_mask)
         pod_cidr = ""
         if index <= 2 ** (spec.node_cidr_mask - pod_net.prefixlen):
             pod_cidr = str(
                 ipaddress.ip_network((int(pod_net.network_address) + (index - 1) * slot, spec.node_cidr_mask))
             )
-        internal_ip = str(ipaddress.ip_address(int(ipaddress.ip_address("192.168.0.0")) + index + 9))
-        cpu = format_cpu(to_millicores(spec.node_cpu))
-        memory = format_memory(to_bytes(spec.node_memory))
+        internal_ip = str(ipaddress.IPv4Address(NODE_NETWORK_START + index + 9))
+        cpu, memory = self._node_cpu, self._node_memory
         capacity = {
             "cpu": cpu,
             "memory": memory,

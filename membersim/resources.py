@@ -8,9 +8,9 @@ READ_VERBS = ("get", "list", "watch")
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Resource:
-    """One served resource type."""
+    """One served resource type; each is a singleton, compared and hashed by identity (it keys the store)."""
 
     group: str
     version: str

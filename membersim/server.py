@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import select
 import socket
+import socketserver
 import ssl
 import threading
 import time
@@ -45,6 +46,12 @@ class MemberServer(ThreadingHTTPServer):
         self.connections: set[socket.socket] = set()
         self.connections_lock = threading.Lock()
         super().__init__(address, Handler)
+
+    def server_bind(self) -> None:
+        # HTTPServer.server_bind resolves the host's FQDN, a slow DNS lookup per port; skip it.
+        socketserver.TCPServer.server_bind(self)
+        host, port = self.server_address[:2]
+        self.server_name, self.server_port = str(host), port
 
     def get_request(self) -> tuple[Any, Any]:
         sock, address = self.socket.accept()
