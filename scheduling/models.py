@@ -222,6 +222,8 @@ class Work(models.Model):
     deleting = models.BooleanField(default=False)
     preserve_on_delete = models.BooleanField(default=False)
     suspended = models.BooleanField(default=False)
+    # the applied-(cluster-)overrides annotations: {"cluster": [...], "namespaced": [...]}
+    applied_overrides = models.JSONField(default=dict, blank=True)
     # status collected back from the member cluster
     health = models.CharField(max_length=10, default=UNKNOWN)
     status = models.JSONField(default=dict, blank=True)

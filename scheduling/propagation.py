@@ -1,0 +1,348 @@
+"""Propagation: desired Works per target cluster, applying them to members, releasing and deleting them."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from clusters.k8s import ClusterUnreachable, KubeError, NotFound, ServerError, objects
+from clusters.models import Cluster
+from scheduling import events, names
+from scheduling.interpreter import dependencies, interpret_health, reflect_status, workload_of
+from scheduling.models import (
+    HEALTHY,
+    OverridePolicy,
+    ResourceBinding,
+    ResourceTemplate,
+    Work,
+)
+from scheduling.overrides import OverrideError, OverrideSource
+from scheduling.planner import InputError
+from scheduling.snapshots import cluster_snapshot
+from scheduling.works import member_manifest, needs_replica_revision, released_copy, retain_member_fields
+
+TRANSIENT = (ClusterUnreachable, ServerError)
+
+
+def override_sources(namespace: str) -> list[OverrideSource]:
+    rows = OverridePolicy.objects.filter(namespace__in=["", namespace]).order_by("kind", "name")
+    return [OverrideSource(r.kind, r.namespace, r.name, r.spec) for r in rows]
+
+
+def suspended_clusters(binding: ResourceBinding, targets: list[str]) -> set[str]:
+    """Clusters whose dispatching is suspended (everywhere, or by name)."""
+    suspension = binding.suspension or {}
+    if suspension.get("dispatching"):
+        return set(targets)
+    return set((suspension.get("dispatchingOnClusters") or {}).get("clusterNames") or []) & set(targets)
+
+
+def kept_by_eviction(binding: ResourceBinding) -> set[str]:
+    """Clusters an eviction task keeps running until the new ones are healthy (not purged directly)."""
+    return {t["fromCluster"] for t in binding.graceful_eviction_tasks if t.get("purgeMode") != "Directly"}
+
+
+@transaction.atomic
+def sync_binding(binding_id: int) -> list[int]:
+    """Bring the binding's Works to what its clusters, template and overrides say; ids of works to act on."""
+    binding = (
+        ResourceBinding.objects.select_for_update()
+        .select_related("template", "policy")
+        .filter(pk=binding_id)
+        .first()
+    )
+    if binding is None:
+        return []
+    template = binding.template
+    works = {w.cluster_name: w for w in binding.works.select_for_update()}
+    if template.deleting_since is not None:
+        return _retire_all(binding, works)
+    targets = binding.target_replicas()
+    suspended = suspended_clusters(binding, list(targets))
+    clusters = {c.name: c for c in Cluster.objects.filter(name__in=list(targets))}
+    sources = override_sources(template.namespace)
+    try:
+        workload = workload_of(template)
+    except InputError:
+        return []
+    revise = needs_replica_revision(binding)
+    work_name = names.work_name(template.namespace, template.name, template.kind)
+    for cluster_name, replicas in targets.items():
+        cluster = clusters.get(cluster_name)
+        if cluster is None:
+            continue
+        work = works.get(cluster_name) or Work(
+            binding=binding,
+            cluster_name=cluster_name,
+            namespace=names.execution_namespace(cluster_name),
+            name=work_name,
+            permanent_id=uuid.uuid4(),
+        )
+        try:
+            manifest, applied = member_manifest(
+                binding=binding,
+                template=template,
+                workload=workload,
+                cluster=cluster_snapshot(cluster),
+                replicas=replicas if revise else None,
+                sources=sources,
+                work_name=work_name,
+                work_id=work.permanent_id,
+            )
+        except (OverrideError, InputError) as exc:
+            _fail(work, "OverrideFailed", str(exc))
+            continue
+        desired = names.content_hash(manifest)
+        state = (manifest, desired, False, cluster_name in suspended, applied)
+        current = (work.manifest, work.desired_hash, work.deleting, work.suspended, work.applied_overrides)
+        if work.pk is None or state != current:
+            work.manifest, work.desired_hash, work.deleting, work.suspended, work.applied_overrides = state
+            work.save()
+        works[cluster_name] = work
+    keep = set(targets) | kept_by_eviction(binding)
+    for cluster_name, work in works.items():
+        if cluster_name not in keep and not work.deleting:
+            work.deleting, work.preserve_on_delete = True, False
+            work.save(update_fields=["deleting", "preserve_on_delete", "updated_at"])
+    if binding.propagate_deps:
+        distribute_dependencies(binding)
+    return [w.pk for w in works.values() if w.pk and (w.deleting or (not w.suspended and not w.in_sync))]
+
+
+def _fail(work: Work, reason: str, message: str) -> None:
+    if work.pk is None:
+        return
+    work.applied, work.applied_reason, work.applied_message = False, reason, message
+    work.save(update_fields=["applied", "applied_reason", "applied_message", "updated_at"])
+
+
+def _retire_all(binding: ResourceBinding, works: dict[str, Work]) -> list[int]:
+    """Template deleted: every Work goes (released instead when preserved), then the binding and template."""
+    if not works:
+        template = binding.template
+        binding.delete()
+        template.delete()
+        return []
+    for work in works.values():
+        if not work.deleting or work.preserve_on_delete != binding.preserve_resources_on_deletion:
+            work.deleting, work.preserve_on_delete = True, binding.preserve_resources_on_deletion
+            work.save(update_fields=["deleting", "preserve_on_delete", "updated_at"])
+    return [w.pk for w in works.values()]
+
+
+def distribute_dependencies(binding: ResourceBinding) -> None:
+    """propagateDeps: referenced ConfigMaps and Secrets follow the workload as bindings of their own."""
+    from scheduling.detector import upsert_binding
+
+    template = binding.template
+    wanted = dependencies(template.manifest)
+    entry = {"name": binding.name, "namespace": binding.namespace, "clusters": binding.clusters}
+    for _, kind, name in wanted:
+        dependency = ResourceTemplate.objects.filter(
+            api_group="", kind=kind, namespace=template.namespace, name=name, deleting_since__isnull=True
+        ).first()
+        if dependency is None or dependency.policy_id is not None:
+            continue  # missing, or propagated by a policy of its own
+        attached = ResourceBinding.objects.filter(template=dependency).first()
+        required = [r for r in (attached.required_by if attached else []) if r["name"] != binding.name]
+        required.append(entry)
+        union: dict[str, int] = {}
+        for item in required:
+            for cluster in item["clusters"]:
+                union[cluster["name"]] = 0
+        spec = {"required_by": required, "placement": {}, "replicas": 0, "replica_requirements": None}
+        attached = upsert_binding(dependency, spec, None)
+        clusters = [{"name": name} for name in sorted(union)]
+        if attached.clusters != clusters:
+            attached.clusters = clusters
+            attached.save(update_fields=["clusters", "updated_at"])
+
+
+# --------------------------------------------------------------------------------- member clusters
+
+
+def _managed(binding: ResourceBinding) -> Any:
+    def may_update(live: dict[str, Any]) -> bool:
+        labels = (live.get("metadata") or {}).get("labels") or {}
+        return labels.get(names.MANAGED_LABEL) == "true" or binding.conflict_resolution == "Overwrite"
+
+    return may_update
+
+
+def apply_work(work_id: int, now: datetime | None = None) -> str:
+    """Make the member cluster hold what the Work says (or release/delete it); returns what was done.
+
+    Raises ClusterUnreachable/ServerError for the caller to retry; other errors are recorded on the Work.
+    """
+    now = now or timezone.now()
+    work = Work.objects.select_related("binding").filter(pk=work_id).first()
+    if work is None:
+        return "gone"
+    cluster = Cluster.objects.filter(name=work.cluster_name).first()
+    if work.deleting:
+        return _remove(work, cluster)
+    if work.suspended:
+        return "suspended"
+    if cluster is None:
+        _record_failure(work, "ClusterNotFound", f"cluster {work.cluster_name} is not registered")
+        return "failed"
+    desired_hash, manifest = work.desired_hash, work.manifest
+    try:
+        outcome = objects.apply_object(
+            cluster.connection(), manifest, may_update=_managed(work.binding), merge=retain_member_fields
+        )
+    except TRANSIENT:
+        raise
+    except KubeError as exc:
+        _record_failure(work, "AppliedFailed", exc.message)
+        return "failed"
+    if outcome.action == "refused":
+        message = (
+            f"{manifest['kind']} {manifest['metadata'].get('namespace', '')}/{manifest['metadata']['name']} "
+            "already exists in the member cluster and is not managed by Karmada; "
+            "set conflictResolution: Overwrite to take it over"
+        )
+        _record_failure(work, "ConflictResolution", message)
+        return "refused"
+    Work.objects.filter(pk=work.pk, desired_hash=desired_hash).update(
+        applied=True,
+        applied_hash=desired_hash,
+        applied_reason="AppliedSuccessful",
+        applied_message="Manifest has been successfully applied",
+        applied_at=now,
+        status=reflect_status(outcome.object),
+        health=interpret_health(outcome.object),
+        status_at=now,
+    )
+    return outcome.action
+
+
+def _record_failure(work: Work, reason: str, message: str) -> None:
+    changed = work.applied_reason != reason or work.applied_message != message
+    Work.objects.filter(pk=work.pk).update(
+        applied=False, applied_hash="", applied_reason=reason, applied_message=message
+    )
+    if changed:
+        events.record(work, "Warning", reason, f"{work.cluster_name}: {message}")
+
+
+def _remove(work: Work, cluster: Cluster | None) -> str:
+    """Delete the member copy (or strip Karmada's metadata when preserved), then the Work row."""
+    manifest = work.manifest
+    metadata = manifest.get("metadata") or {}
+    if cluster is not None:
+        conn = cluster.connection()
+        try:
+            if work.preserve_on_delete:
+                live = objects.get_object(
+                    conn,
+                    manifest["apiVersion"],
+                    manifest["kind"],
+                    metadata["name"],
+                    metadata.get("namespace", ""),
+                )
+                labels = (live.get("metadata") or {}).get("labels") or {}
+                if labels.get(names.WORK_PERMANENT_ID) == str(work.permanent_id):
+                    objects.replace_object(conn, released_copy(live))
+            else:
+                live = objects.get_object(
+                    conn,
+                    manifest["apiVersion"],
+                    manifest["kind"],
+                    metadata["name"],
+                    metadata.get("namespace", ""),
+                )
+                labels = (live.get("metadata") or {}).get("labels") or {}
+                if labels.get(names.MANAGED_LABEL) == "true":
+                    objects.delete_object(
+                        conn,
+                        manifest["apiVersion"],
+                        manifest["kind"],
+                        metadata["name"],
+                        metadata.get("namespace", ""),
+                    )
+        except NotFound:
+            pass
+        except TRANSIENT:
+            raise
+        except KubeError as exc:
+            _record_failure(work, "DeleteFailed", exc.message)
+            return "failed"
+    work.delete()
+    return "released" if work.preserve_on_delete else "deleted"
+
+
+# ------------------------------------------------------------------------ status back, drift repair
+
+
+def aggregate_status(binding: ResourceBinding) -> None:
+    """status.aggregatedStatus: per target cluster, applied or not, the reflected status and health."""
+    entries = []
+    works = {w.cluster_name: w for w in binding.works.all()}
+    for target in binding.clusters:
+        work = works.get(target["name"])
+        if work is None or work.deleting:
+            continue
+        entry: dict[str, Any] = {
+            "clusterName": work.cluster_name,
+            "applied": work.in_sync,
+            "health": work.health,
+        }
+        if work.status:
+            entry["status"] = work.status
+        if not work.in_sync and work.applied_message:
+            entry["appliedMessage"] = work.applied_message
+        entries.append(entry)
+    if entries != binding.aggregated_status:
+        ResourceBinding.objects.filter(pk=binding.pk).update(aggregated_status=entries)
+        binding.aggregated_status = entries
+
+
+def all_healthy(binding: ResourceBinding) -> bool:
+    """Every cluster in spec.clusters reports Healthy (the graceful-eviction release condition)."""
+    reported = {e["clusterName"]: e.get("health") for e in binding.aggregated_status}
+    return bool(binding.clusters) and all(reported.get(c["name"]) == HEALTHY for c in binding.clusters)
+
+
+def sync_cluster_objects(cluster: Cluster, now: datetime | None = None) -> list[int]:
+    """Read every member copy this cluster should hold: record status and health, and return the ids of
+    Works whose copy is missing or was changed by hand (to re-apply)."""
+    now = now or timezone.now()
+    works = list(Work.objects.filter(cluster_name=cluster.name, deleting=False, suspended=False))
+    kinds = {(w.manifest["apiVersion"], w.manifest["kind"]) for w in works}
+    conn = cluster.connection()
+    live: dict[tuple[str, str, str, str], dict[str, Any]] = {}
+    for api_version, kind in kinds:
+        for item in objects.list_objects(
+            conn, api_version, kind, label_selector=f"{names.MANAGED_LABEL}=true"
+        ):
+            meta = item.get("metadata") or {}
+            live[(api_version, kind, meta.get("namespace") or "", meta.get("name"))] = item
+    repair = []
+    for work in works:
+        meta = work.manifest.get("metadata") or {}
+        key = (
+            work.manifest["apiVersion"],
+            work.manifest["kind"],
+            meta.get("namespace") or "",
+            meta.get("name"),
+        )
+        current = live.get(key)
+        if current is None or not objects.is_subset(retain_member_fields(current, work.manifest), current):
+            if work.in_sync:
+                Work.objects.filter(pk=work.pk).update(applied=False, applied_hash="")
+            if work.applied_reason != "ConflictResolution":
+                repair.append(work.pk)
+            continue
+        status, health = reflect_status(current), interpret_health(current)
+        if (status, health) != (work.status, work.health):
+            Work.objects.filter(pk=work.pk).update(status=status, health=health, status_at=now)
+    return repair
+
+
+def binding_of(work_id: int) -> int | None:
+    return Work.objects.filter(pk=work_id).values_list("binding_id", flat=True).first()

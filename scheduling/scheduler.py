@@ -1,0 +1,166 @@
+"""schedule_binding: build the planner's inputs from the database, call it, write the result as §2.8 says."""
+
+from __future__ import annotations
+
+import copy
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from clusters.models import Cluster
+from scheduling import events
+from scheduling.interpreter import requirements_from_json
+from scheduling.models import ResourceBinding
+from scheduling.planner import (
+    NO_CLUSTER_FIT,
+    Binding,
+    ClusterSnapshot,
+    EvictionTask,
+    InputError,
+    Placement,
+    Plan,
+    TargetCluster,
+    describe,
+    division_method_from_annotations,
+    plan,
+)
+from scheduling.snapshots import cluster_snapshot
+from scheduling.triggers import binding_trigger
+
+
+def load_snapshots() -> list[ClusterSnapshot]:
+    """Every cluster as the planner sees it; a cluster whose stored status is malformed is left out."""
+    snapshots = []
+    for cluster in Cluster.objects.all():
+        try:
+            snapshots.append(cluster_snapshot(cluster))
+        except InputError:
+            continue
+    return snapshots
+
+
+def planner_binding(binding: ResourceBinding) -> Binding:
+    template = binding.template
+    fresh = bool(
+        binding.reschedule_triggered_at
+        and binding.last_scheduled_time
+        and binding.reschedule_triggered_at > binding.last_scheduled_time
+    )
+    return Binding(
+        replicas=binding.replicas,
+        requirements=requirements_from_json(binding.replica_requirements),
+        previous=tuple(TargetCluster(c["name"], int(c.get("replicas") or 0)) for c in binding.clusters),
+        observed_affinity=binding.scheduler_observed_affinity_name,
+        uid=str(template.uid),
+        api_version=template.api_version,
+        kind=template.kind,
+        namespace=template.namespace,
+        name=template.name,
+        eviction_tasks=tuple(
+            EvictionTask(
+                from_cluster=t["fromCluster"],
+                replicas=t.get("replicas"),
+                purge_mode=t.get("purgeMode", ""),
+                reason=t.get("reason", ""),
+                producer=t.get("producer", ""),
+            )
+            for t in binding.graceful_eviction_tasks
+        ),
+        fresh=fresh,
+    )
+
+
+def planner_placement(binding: ResourceBinding) -> Placement:
+    annotations = binding.policy.annotations if binding.policy else {}
+    return Placement.from_dict(binding.placement, division_method_from_annotations(annotations))
+
+
+def set_condition(
+    binding: ResourceBinding, type_: str, status: bool, reason: str, message: str, now: datetime
+) -> None:
+    """Replace one status condition, keeping lastTransitionTime when the status did not change."""
+    text = "True" if status else "False"
+    old = binding.condition(type_)
+    since = (
+        old["lastTransitionTime"] if old and old.get("status") == text else now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    )
+    condition = {
+        "type": type_,
+        "status": text,
+        "reason": reason,
+        "message": message,
+        "lastTransitionTime": since,
+    }
+    binding.conditions = [c for c in binding.conditions if c.get("type") != type_] + [condition]
+
+
+def _summary(result: Plan) -> str:
+    if result.error is not None:
+        return result.error.message
+    if not result.clusters:
+        return "scheduled to no cluster"
+    return "scheduled to " + ", ".join(f"{t.name}: {t.replicas}" for t in result.clusters)
+
+
+@transaction.atomic
+def schedule_binding(binding_id: int, now: datetime | None = None, force: str = "") -> Plan | None:
+    """Schedule one binding if a Karmada trigger holds (or `force` names one); the plan, or None."""
+    now = now or timezone.now()
+    binding = (
+        ResourceBinding.objects.select_for_update()
+        .select_related("template", "policy")
+        .filter(pk=binding_id)
+        .first()
+    )
+    if binding is None:
+        return None
+    snapshots = load_snapshots()
+    deleting = {s.name for s in snapshots if s.deleting}
+    trigger = force or binding_trigger(binding, deleting)
+    if trigger is None:
+        return None
+    try:
+        placement = planner_placement(binding)
+        inputs = planner_binding(binding)
+    except InputError as exc:
+        set_condition(binding, "Scheduled", False, "SchedulerError", f"{exc.path}: {exc.message}", now)
+        binding.save(update_fields=["conditions", "updated_at"])
+        return None
+    result = plan(snapshots, placement, inputs)
+    before = binding.target_replicas()
+    previous_error = (binding.condition("Scheduled") or {}).get("reason")
+    clusters = [t.as_dict() for t in result.clusters]
+    if result.ok or result.error.reason == NO_CLUSTER_FIT:
+        binding.clusters = clusters
+        binding.applied_placement = copy.deepcopy(binding.placement)
+        binding.last_scheduled_time = now
+        binding.scheduler_observed_generation = binding.generation
+        binding.scheduler_observed_affinity_name = result.observed_affinity
+    if result.ok:
+        set_condition(binding, "Scheduled", True, "Success", "Binding has been scheduled successfully.", now)
+    else:
+        set_condition(binding, "Scheduled", False, result.error.reason, result.error.message, now)
+    binding.save()
+    after = binding.target_replicas()
+    changed = before != after or previous_error != (binding.condition("Scheduled") or {}).get("reason")
+    if changed or trigger != "NotWorkloadOrDuplicated":
+        _record(binding, result, trigger, before, after)
+    return result
+
+
+def _record(
+    binding: ResourceBinding, result: Plan, trigger: str, before: dict[str, int], after: dict[str, int]
+) -> None:
+    data: dict[str, Any] = {
+        "trigger": trigger,
+        "before": before,
+        "after": after,
+        "plan": result.as_dict(),
+        "sentences": describe(result.explanation),
+    }
+    if result.ok:
+        events.record(binding, "Normal", "ScheduleBindingSucceed", _summary(result), data)
+    else:
+        events.record(binding, "Warning", "ScheduleBindingFailed", _summary(result), data)
