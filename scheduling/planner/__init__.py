@@ -42,7 +42,8 @@ Entry points
 
 Explanation (JSON-serialisable dict)
     ``strategy``, ``mode`` (steady/fresh), ``division_method``, ``workload``, ``clusters`` (one per
-    cluster, sorted by name: ``outcome`` excluded/not_selected/selected/assigned, ``reasons``
+    cluster, sorted by name: ``outcome`` excluded/not_selected/selected/assigned, ``reasons`` (why
+    excluded or not selected)
     [{filter, code, params, message}], ``score``, ``allocatable``, ``available``, ``capacity``
     {general, nodes, eligible_nodes, total_nodes}, ``weight``, ``overflow_order``, ``replicas``),
     ``candidate_order``, ``selection`` (method all/cluster/region, regions, chosen_regions, limit,

@@ -35,9 +35,16 @@ def simulate(*args: str, stdin: str = "") -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+def quantities(values: dict | None) -> dict[str, str]:
+    """Case numbers as Kubernetes quantities: cpu in millicores, the rest in base units."""
+    return {name: f"{value}m" if name == "cpu" else str(value) for name, value in (values or {}).items()}
+
+
 def case_documents(case: dict) -> tuple[list[dict], bool]:
     """A case as Karmada YAML documents: clusters, a PropagationPolicy, a Deployment, maybe a binding."""
     documents = []
+    requests = quantities(case["policy"].get("replicaRequirements"))
+    placement = {k: v for k, v in case["policy"].items() if k != "replicaRequirements"}
     for data in case["clusters"]:
         cluster = {
             "apiVersion": "cluster.karmada.io/v1alpha1",
@@ -49,7 +56,10 @@ def case_documents(case: dict) -> tuple[list[dict], bool]:
                 if data.get(key) is not None
             },
         }
-        if "allocatable" in data:
+        if data.get("resourceSummary") is not None:
+            summary = data["resourceSummary"]
+            cluster["status"] = {"resourceSummary": {part: quantities(summary.get(part)) for part in summary}}
+        elif "allocatable" in data:
             cluster["status"] = {"resourceSummary": {"allocatable": {"pods": str(data["allocatable"])}}}
         documents.append(cluster)
     documents.append(
@@ -59,7 +69,7 @@ def case_documents(case: dict) -> tuple[list[dict], bool]:
             "metadata": {"name": "case-policy", "namespace": "default"},
             "spec": {
                 "resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "app"}],
-                "placement": case["policy"],
+                "placement": placement,
             },
         }
     )
@@ -68,7 +78,10 @@ def case_documents(case: dict) -> tuple[list[dict], bool]:
             "apiVersion": "apps/v1",
             "kind": "Deployment",
             "metadata": {"name": "app", "namespace": "default", "uid": case.get("uid", "")},
-            "spec": {"replicas": case["replicas"], "template": {"spec": {"containers": [{"name": "app"}]}}},
+            "spec": {
+                "replicas": case["replicas"],
+                "template": {"spec": {"containers": [{"name": "app", "resources": {"requests": requests}}]}},
+            },
         }
     )
     if case.get("previous") or case.get("observedAffinity"):

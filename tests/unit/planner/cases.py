@@ -38,7 +38,9 @@ def load_cases() -> list[dict[str, Any]]:
 def snapshot(data: dict[str, Any]) -> ClusterSnapshot:
     """A cluster from a case; ``allocatable`` becomes a pod-count resource summary."""
     summary = None
-    if "allocatable" in data:
+    if data.get("resourceSummary") is not None:
+        summary = _summary(data["resourceSummary"])
+    elif "allocatable" in data:
         summary = ResourceSummary(allocatable={"pods": Fraction(data["allocatable"])})
     return ClusterSnapshot(
         name=data["name"],
@@ -56,8 +58,10 @@ def previous(case: dict[str, Any]) -> tuple[TargetCluster, ...]:
 
 
 def binding(case: dict[str, Any]) -> Binding:
+    requests = case["policy"].get("replicaRequirements")
     return Binding(
         replicas=case.get("replicas", 0),
+        requirements=None if requests is None else ReplicaRequirements(resource_request=_resources(requests)),
         previous=previous(case),
         uid=case.get("uid", ""),
         observed_affinity=case.get("observedAffinity", ""),
@@ -101,6 +105,14 @@ def _resources(values: dict[str, Any] | None) -> dict[str, Fraction]:
     for name, value in (values or {}).items():
         result[name] = Fraction(value, 1000) if name == "cpu" else Fraction(value)
     return result
+
+
+def _summary(raw: dict[str, Any]) -> ResourceSummary:
+    return ResourceSummary(
+        allocatable=_resources(raw.get("allocatable")),
+        allocated=_resources(raw.get("allocated")),
+        allocating=_resources(raw.get("allocating")),
+    )
 
 
 def run_case(case: dict[str, Any]) -> dict[str, Any]:
@@ -193,14 +205,7 @@ def _run(case: dict[str, Any]) -> dict[str, Any]:
         result = {}
         for data in case["clusters"]:
             raw = data.get("resourceSummary")
-            summary = None
-            if raw is not None:
-                summary = ResourceSummary(
-                    allocatable=_resources(raw.get("allocatable")),
-                    allocated=_resources(raw.get("allocated")),
-                    allocating=_resources(raw.get("allocating")),
-                )
-            result[data["name"]] = estimate_general(summary, requirements)
+            result[data["name"]] = estimate_general(None if raw is None else _summary(raw), requirements)
         return result
     raise AssertionError(f"unknown case level {level}")
 
