@@ -67,6 +67,17 @@ def divide(
     return result
 
 
+def webster_seats(
+    seats: int, votes: dict[str, int], initial: dict[str, int], uid: str = ""
+) -> dict[str, int]:
+    """Karmada AllocateWebsterSeats with no Dispenser short-cuts: every party, sorted by name.
+
+    Zero-vote parties still take part (their priority is 0, so they win only ties among zeros).
+    """
+    parties = sorted(set(votes) | set(initial))
+    return _webster(seats, parties, votes, initial, uid)[0]
+
+
 def _webster(
     seats: int, parties: list[str], votes: dict[str, int], initial: dict[str, int], uid: str
 ) -> tuple[dict[str, int], list[dict[str, Any]]]:
@@ -74,7 +85,7 @@ def _webster(
     descending = order.startswith("name descending")
     count = {name: initial.get(name, 0) for name in parties}
     remaining = seats
-    if not any(initial.values()) and seats > 0:
+    if not any(initial.values()) and seats > 0 and any(votes.get(name, 0) > 0 for name in parties):
         remaining -= _award_clear_seats(seats, parties, votes, count)
     heap = []
     for rank, name in enumerate(parties):

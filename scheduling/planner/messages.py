@@ -18,7 +18,6 @@ REASONS = {
     "invalid_label_selector": "label selector is invalid: {error}",
     "field_mismatch": "{field} {value} does not match {requirement}",
     "invalid_field_selector": "field selector is invalid: {error}",
-    "no_affinity_term": "cluster affinity term {term} does not exist",
     "spread_field_missing": "{field} is not set, required by the {field} spread constraint",
     "evicting": "a graceful eviction task is moving the workload off this cluster",
     "region_not_chosen": "region {region} was not chosen by the region spread constraint",

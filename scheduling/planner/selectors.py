@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from .errors import InputError
 from .messages import Reason
 from .parsing import get_list, get_map, get_str, get_str_list, get_str_map, join, require_map
 
@@ -340,9 +339,3 @@ def validate_field_selector(selector: FieldSelector | None) -> str | None:
         if requirement.operator not in ("In", "NotIn"):
             return f'unsupported operator "{requirement.operator}", must be In or NotIn'
     return None
-
-
-def require(condition: bool, path: str, message: str) -> None:
-    """Raise an InputError at ``path`` unless ``condition`` holds."""
-    if not condition:
-        raise InputError(path, message)

@@ -9,7 +9,7 @@ from typing import Any
 
 from scheduling.planner import Binding, ClusterSnapshot, Placement, ReplicaRequirements, ResourceSummary, plan
 from scheduling.planner.assign import assign_raw, assign_replicas, divide_dynamic
-from scheduling.planner.dispenser import divide
+from scheduling.planner.dispenser import divide, webster_seats
 from scheduling.planner.errors import ScheduleFailure
 from scheduling.planner.estimator import estimate_general
 from scheduling.planner.filters import filter_affinity, filter_taints
@@ -145,9 +145,12 @@ def _run(case: dict[str, Any]) -> dict[str, Any]:
     if level == "dynamicDivideReplicas":
         weights = [(c["name"], c.get("allocatable", 0)) for c in case["clusters"]]
         return _as_dict(divide_dynamic(case["replicas"], weights, [], binding(case), _placement(case)))
-    if level in ("Dispenser.AllocateByWeight", "SpreadReplicasByTargetClusters", "AllocateWebsterSeats"):
+    if level in ("Dispenser.AllocateByWeight", "SpreadReplicasByTargetClusters"):
         weights = [(c["name"], c.get("weight", 0)) for c in case["clusters"]]
         return divide(case["replicas"], weights, case.get("uid", ""), case.get("previous") or {})
+    if level == "AllocateWebsterSeats":
+        votes = {c["name"]: c.get("weight", 0) for c in case["clusters"]}
+        return webster_seats(case["replicas"], votes, case.get("previous") or {}, case.get("uid", ""))
     if level == "SelectBestClusters":
         chosen = select_clusters(_placement(case), candidates(case), case.get("replicas", 0))
         return {"selected": [c.name for c in chosen]}

@@ -2,7 +2,7 @@
 
 import pytest
 
-from scheduling.planner.dispenser import divide, fnv1a32, name_order
+from scheduling.planner.dispenser import divide, fnv1a32, name_order, webster_seats
 
 ODD_UID = "d43fdeeb-d750-4e2b-bee3-64eb94534f4c"
 EVEN_UID = "4858ca61-3ff8-4095-8267-f3d059d8074c"
@@ -83,3 +83,9 @@ def test_largest_remainder_breaks_remainder_ties_by_weight_then_name():
     result = divide(1, [("b", 2), ("a", 2), ("c", 1)], method="largest-remainder", trace=trace)
     assert result == {"a": 1, "b": 0, "c": 0}
     assert trace[0]["seats"][0]["tie_break"] == "name ascending"
+
+
+def test_webster_seats_without_short_cuts_seat_zero_vote_parties_by_tie_break():
+    assert webster_seats(3, {"A": 0, "B": 0}, {}) == {"A": 2, "B": 1}
+    assert webster_seats(0, {"A": 1}, {"B": 2}) == {"A": 0, "B": 2}
+    assert webster_seats(2, {"A": 1, "B": 1}, {"A": 1}) == {"A": 2, "B": 1}
