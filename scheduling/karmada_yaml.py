@@ -220,6 +220,9 @@ def read_inputs(documents: list[Document]) -> Inputs:
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:
         raise DocumentError("input", "", f"cluster {duplicates[0]} is defined twice")
+    if len(workloads) > 1:
+        # A Namespace shipped beside the workload is context, not the workload being planned.
+        workloads = [d for d in workloads if d.kind != "Namespace"] or workloads
     if len(workloads) != 1:
         found = ", ".join(d.location for d in workloads) or "none"
         raise DocumentError("input", "", f"exactly one workload document is needed, found {found}")

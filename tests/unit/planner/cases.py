@@ -139,6 +139,8 @@ def _run(case: dict[str, Any]) -> dict[str, Any]:
         "assignByStaticWeightStrategy",
         "assignByDynamicStrategy",
         "dynamicScaleUp",
+        "dynamicScaleDown",
+        "dynamicFreshScale",
         "assignByDuplicatedStrategy",
     ):
         return _as_dict(assign_raw(candidates(case), binding(case), _placement(case)))

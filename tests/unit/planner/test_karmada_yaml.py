@@ -153,3 +153,8 @@ def test_pod_template_affinity_and_tolerations_limit_the_node_estimate():
     capacity = result.explanation["clusters"][0]["capacity"]
     assert capacity == {"general": 50, "nodes": 6, "eligible_nodes": 1, "total_nodes": 3}
     assert result.replicas() == {"m1": 3}
+
+
+def test_a_namespace_beside_the_workload_is_not_taken_for_it():
+    text = "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n---\n" + WORKLOAD
+    assert read_inputs(load_documents("w.yaml", text)).workload.name == "web"
