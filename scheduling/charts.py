@@ -54,9 +54,9 @@ def split_figure(
             hovertemplate="%{y}: %{x}<extra>" + proposed_label + "</extra>",
         )
     )
-    fig = go.Figure(traces)
     top = max([1, *proposed, *(current or [])])
-    fig.update_layout(
+    # The layout goes in with the traces: update_layout would cost several milliseconds per preview.
+    layout = dict(
         barmode="group",
         height=max(140, 56 * len(names) + 60),
         margin={"l": 10, "r": 10, "t": 10, "b": 30},
@@ -68,7 +68,7 @@ def split_figure(
         plot_bgcolor="rgba(0,0,0,0)",
         uniformtext={"minsize": 10, "mode": "hide"},
     )
-    return fig
+    return go.Figure(traces, layout=layout)
 
 
 def figure_json(fig: go.Figure) -> str:
