@@ -1,52 +1,50 @@
-"""What the editor plans against: the fleet as planner snapshots and the workloads as planner inputs."""
+"""What the editor plans against: the scheduler's own fleet snapshots and each workload's planner binding."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from clusters.models import Cluster
 from scheduling.editor.preview import WorkloadInput
-from scheduling.karmada_yaml import Document, parse_cluster, parse_workload
+from scheduling.interpreter import workload_of
 from scheduling.models import ResourceBinding, ResourceTemplate
-from scheduling.planner import ClusterSnapshot, InputError, TargetCluster
-
-
-def _cluster_document(cluster: Cluster) -> dict[str, Any]:
-    return {
-        "metadata": {"name": cluster.name, "labels": cluster.labels or {}},
-        "spec": {
-            "provider": cluster.provider,
-            "region": cluster.region,
-            "zones": list(cluster.zones or []),
-            "taints": list(cluster.taints or []),
-        },
-        "status": cluster.status or {},
-    }
+from scheduling.planner import Binding, ClusterSnapshot, InputError
+from scheduling.scheduler import load_snapshots, planner_binding
 
 
 def fleet() -> list[ClusterSnapshot]:
-    """Every joined cluster as the scheduler sees it, sorted by name."""
-    return [parse_cluster(_cluster_document(cluster)) for cluster in Cluster.objects.order_by("name")]
+    """Every cluster exactly as the scheduler loads it, sorted by name."""
+    return sorted(load_snapshots(), key=lambda snapshot: snapshot.name)
+
+
+def template_label(template: ResourceTemplate) -> str:
+    where = f"{template.namespace}/{template.name}" if template.namespace else template.name
+    return f"{template.kind} {where}"
 
 
 def workload_input(template: ResourceTemplate) -> WorkloadInput | None:
-    """A template's replicas, requirements and current placement; None when it has no replicas to divide."""
+    """The template as the scheduler would plan it: its binding's inputs, or the interpreter's reading.
+
+    None when the template cannot be interpreted (a malformed quantity in its pod template).
+    """
+    binding = ResourceBinding.objects.filter(template=template).select_related("template").first()
+    if binding is not None:
+        try:
+            base = planner_binding(binding)
+        except (InputError, KeyError):
+            return None
+        current = base.previous if binding.clusters else None
+        return WorkloadInput(
+            replicas=base.replicas, label=template_label(template), base=base, current=current
+        )
     try:
-        workload = parse_workload(Document("template", 0, template.manifest))
+        workload = workload_of(template)
     except InputError:
         return None
-    binding = ResourceBinding.objects.filter(template=template).first()
-    current = None
-    if binding is not None and binding.clusters:
-        current = tuple(TargetCluster(name, replicas) for name, replicas in binding.target_replicas().items())
-    return WorkloadInput(
+    base = Binding(
         replicas=workload.replicas,
-        label=f"{template.namespace}/{template.name}" if template.namespace else template.name,
-        uid=str(template.uid),
+        requirements=workload.requirements,
+        uid=workload.uid,
         api_version=workload.api_version,
         kind=workload.kind,
         namespace=workload.namespace,
         name=workload.name,
-        requirements=workload.requirements,
-        current=current,
     )
+    return WorkloadInput(replicas=base.replicas, label=template_label(template), base=base)

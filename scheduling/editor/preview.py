@@ -18,7 +18,6 @@ from scheduling.planner import (
     InputError,
     Placement,
     Plan,
-    ReplicaRequirements,
     TargetCluster,
     plan,
 )
@@ -26,30 +25,22 @@ from scheduling.planner import (
 
 @dataclass(frozen=True)
 class WorkloadInput:
-    """The workload a preview divides: its replicas, identity and the placement it has now (if any)."""
+    """The workload a preview divides: a replica count, or a real workload's own planner binding.
+
+    ``base`` is the planner Binding the scheduler builds for the workload (UID, requirements,
+    previous result, eviction tasks); ``current`` its placement now, or None when it has none.
+    """
 
     replicas: int
     label: str = ""
-    uid: str = ""
-    api_version: str = "apps/v1"
-    kind: str = "Deployment"
-    namespace: str = ""
-    name: str = ""
-    requirements: ReplicaRequirements | None = None
+    base: Binding | None = None
     current: tuple[TargetCluster, ...] | None = None
 
     def binding(self) -> Binding:
         """The binding the scheduler would see once the policy applies (steady mode, current result kept)."""
-        return Binding(
-            replicas=self.replicas,
-            requirements=self.requirements,
-            previous=self.current or (),
-            uid=self.uid,
-            api_version=self.api_version,
-            kind=self.kind,
-            namespace=self.namespace,
-            name=self.name,
-        )
+        if self.base is None:
+            return Binding(replicas=self.replicas, previous=self.current or ())
+        return replace(self.base, replicas=self.replicas)
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from django.contrib import messages
@@ -22,9 +23,14 @@ from scheduling.editor.models import PolicyDraft
 from scheduling.editor.preview import WorkloadInput, build_preview
 from scheduling.editor.state import FORM, SLOT_NAMES, YAML, EditorInput, form_slots, read_editor
 from scheduling.editor.validation import validate_policy
-from scheduling.editor.whatif import build_whatif
+from scheduling.editor.whatif import build_whatif, capture
 from scheduling.exporting import propagation_policy_document
-from scheduling.models import CLUSTER_PROPAGATION_POLICY, PROPAGATION_POLICY, PropagationPolicy
+from scheduling.models import (
+    CLUSTER_PROPAGATION_POLICY,
+    PROPAGATION_POLICY,
+    PropagationPolicy,
+    ResourceTemplate,
+)
 
 DEFAULT_REPLICAS = 10
 MAX_PREVIEW_REPLICAS = 100_000
@@ -52,20 +58,31 @@ def _editing_document(existing: PropagationPolicy) -> dict[str, Any]:
     return doc
 
 
-def _workload_choice(data: Any, fleet_names: list[str]) -> WorkloadInput:
-    """The typed replica count (the workload chooser joins once captured templates are known)."""
+def _workload_choice(data: Any) -> WorkloadInput:
+    """The chosen workload (its own binding inputs), with the typed replica count when one is given."""
+    typed: int | None
     try:
-        replicas = int(data.get("replicas") or DEFAULT_REPLICAS)
+        typed = max(0, min(int(data.get("replicas")), MAX_PREVIEW_REPLICAS))
     except (TypeError, ValueError):
-        replicas = DEFAULT_REPLICAS
-    return WorkloadInput(replicas=max(0, min(replicas, MAX_PREVIEW_REPLICAS)))
+        typed = None
+    chosen = None
+    if str(data.get("workload") or "").isdigit():
+        template = ResourceTemplate.objects.filter(pk=int(data["workload"])).first()
+        chosen = inventory.workload_input(template) if template is not None else None
+    if chosen is None:
+        return WorkloadInput(replicas=DEFAULT_REPLICAS if typed is None else typed)
+    return chosen if typed is None else replace(chosen, replicas=typed)
 
 
 def _page(
     request: HttpRequest, doc: dict[str, Any], *, existing: PropagationPolicy | None, draft: Any
 ) -> HttpResponse:
     snapshots = inventory.fleet()
-    workload = _workload_choice(request.GET, [s.name for s in snapshots])
+    captured = capture(doc).captured
+    data = request.GET.copy()
+    if "workload" not in data and captured:
+        data["workload"] = str(captured[0].template.pk)
+    workload = _workload_choice(data)
     editor = EditorInput(FORM, dump_yaml(doc), doc, [])
     context = {
         "editor": editor,
@@ -75,6 +92,8 @@ def _page(
         "fleet": snapshots,
         "preview": build_preview(doc, snapshots, workload),
         "workload": workload,
+        "chosen": data.get("workload", ""),
+        "captured": captured,
         "slots": {name: [] for name in SLOT_NAMES},
         "existing": existing,
         "draft": draft,
@@ -118,7 +137,7 @@ def policy_preview(request: HttpRequest) -> HttpResponse:
     """Validation, selector matches and the split preview for the editor's current content."""
     editor = read_editor(request.POST)
     snapshots = inventory.fleet()
-    workload = _workload_choice(request.POST, [s.name for s in snapshots])
+    workload = _workload_choice(request.POST)
     preview = build_preview(editor.doc, snapshots, workload) if editor.doc is not None else None
     context = {
         "editor": editor,

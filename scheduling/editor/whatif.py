@@ -8,12 +8,13 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
+from scheduling import detector
 from scheduling.editor import inventory, policy
 from scheduling.editor.preview import Preview, build_preview
-from scheduling.exporting import propagation_policy_document
-from scheduling.karmada_yaml import Document, Policy, match_policy, parse_policy, parse_workload
-from scheduling.models import CLUSTER_PROPAGATION_POLICY, PropagationPolicy, ResourceTemplate
+from scheduling.interpreter import workload_of
+from scheduling.models import PropagationPolicy, ResourceTemplate
 from scheduling.planner import ClusterSnapshot, InputError
+from scheduling.validation import default_propagation_spec
 
 
 @dataclass
@@ -40,10 +41,10 @@ class Move:
 class Captured:
     """A workload the policy would hold after apply, with its placement before and after."""
 
+    template: ResourceTemplate
     label: str
-    kind: str
     holder: str
-    preview: Preview
+    preview: Preview | None = None
     moves: list[Move] = field(default_factory=list)
 
     @property
@@ -62,7 +63,7 @@ class Captured:
 
 @dataclass
 class Untouched:
-    """A workload the policy's selectors match that stays with the policy holding it now."""
+    """A workload the policy's selectors match that stays with the policy that holds it."""
 
     label: str
     holder: str
@@ -76,82 +77,78 @@ class WhatIf:
     problem: str = ""
 
 
-def _policy_label(kind: str, namespace: str, name: str) -> str:
-    return f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
+def _label(row: PropagationPolicy | None) -> str:
+    if row is None:
+        return ""
+    return f"{row.kind} {row.namespace}/{row.name}" if row.namespace else f"{row.kind} {row.name}"
 
 
-def _parsed(doc: dict[str, Any], source: str) -> Policy:
-    return parse_policy(Document(source, 0, doc))
+def draft_row(doc: dict[str, Any]) -> PropagationPolicy:
+    """The edited policy as an unsaved row, as the detector would hold it after apply."""
+    kind = str(doc.get("kind"))
+    meta = policy.metadata(doc)
+    namespace = "" if policy.is_cluster_scoped(doc) else str(meta.get("namespace") or "default")
+    spec = default_propagation_spec(kind, namespace, policy.spec(doc))
+    existing = PropagationPolicy.objects.filter(kind=kind, namespace=namespace, name=meta.get("name")).first()
+    row = PropagationPolicy(
+        kind=kind,
+        namespace=namespace,
+        name=str(meta.get("name") or ""),
+        annotations=dict(meta.get("annotations") or {}),
+        spec=spec,
+        priority=spec["priority"],
+        preemption=spec["preemption"],
+    )
+    row.pk = existing.pk if existing else None
+    return row
 
 
-def _may_preempt(draft: Policy, holder: PropagationPolicy, doc: dict[str, Any]) -> bool:
-    """Karmada's preemption: only with preemption Always, over a lower priority (a PP over any CPP)."""
-    if policy.spec(doc).get("preemption") != "Always":
-        return False
-    if draft.kind == "PropagationPolicy" and holder.kind == CLUSTER_PROPAGATION_POLICY:
-        return True
-    return draft.kind == holder.kind and draft.priority > holder.priority
-
-
-def build_whatif(doc: dict[str, Any], snapshots: Sequence[ClusterSnapshot]) -> WhatIf:
-    """Every template the policy would claim (the detector's rules) and the planner's placement for each."""
+def capture(doc: dict[str, Any]) -> WhatIf:
+    """Which templates the detector would give this policy once applied, and which stay where they are."""
     result = WhatIf()
     try:
-        draft = _parsed(doc, "editor")
-    except InputError as exc:
-        result.problem = f"{exc.path}: {exc.message}"
+        row = draft_row(doc)
+        mine = detector.candidate(row)
+    except (InputError, KeyError, TypeError, ValueError) as exc:
+        result.problem = str(exc)
         return result
-    others = []
-    for stored in PropagationPolicy.objects.exclude(
-        kind=draft.kind, namespace=draft.namespace, name=draft.name
-    ):
-        try:
-            others.append(_parsed(propagation_policy_document(stored), "stored"))
-        except InputError:
-            continue
+    candidates = [c for c in detector.load_candidates() if row.pk is None or c.row.pk != row.pk] + [mine]
     templates = ResourceTemplate.objects.filter(deleting_since__isnull=True).select_related("policy")
-    for template in templates.order_by("namespace", "name"):
+    for template in templates.order_by("namespace", "name", "kind"):
         try:
-            workload = parse_workload(Document("template", 0, template.manifest))
+            workload = workload_of(template)
         except InputError:
             continue
-        if match_policy([draft], workload) is not draft:
+        if not mine.matches(workload):
             continue
-        label = f"{template.kind} {workload.key}"
-        holder = template.policy
-        holder_label = _policy_label(holder.kind, holder.namespace, holder.name) if holder else ""
-        is_self = holder is not None and (holder.kind, holder.namespace, holder.name) == (
-            draft.kind,
-            draft.namespace,
-            draft.name,
-        )
-        if holder is not None and not is_self and not _may_preempt(draft, holder, doc):
-            reason = _("it is claimed already and this policy does not preempt it")
-            result.untouched.append(Untouched(label, holder_label, reason))
+        if row.kind == "PropagationPolicy" and workload.namespace != row.namespace:
             continue
-        if holder is None and match_policy([*others, draft], workload) is not draft:
-            winner = match_policy([*others, draft], workload)
+        label = inventory.template_label(template)
+        winner = detector.choose_policy(template, workload, candidates)
+        if winner is row:
+            held_by_self = row.pk is not None and template.policy_id == row.pk
+            holder = _("this policy") if held_by_self else _label(template.policy)
+            result.captured.append(Captured(template, label, holder))
+        elif template.policy_id is not None and template.policy_id == getattr(winner, "pk", None):
+            reason = _("it is claimed already and this policy may not preempt it")
+            result.untouched.append(Untouched(label, _label(winner), reason))
+        else:
             reason = _("a policy with higher precedence matches it")
-            result.untouched.append(
-                Untouched(label, _policy_label(winner.kind, winner.namespace, winner.name), reason)
-            )
-            continue
-        result.captured.append(_captured(doc, snapshots, template, label, holder_label))
+            result.untouched.append(Untouched(label, _label(winner), reason))
     return result
 
 
-def _captured(
-    doc: dict[str, Any],
-    snapshots: Sequence[ClusterSnapshot],
-    template: ResourceTemplate,
-    label: str,
-    holder: str,
-) -> Captured:
-    workload = inventory.workload_input(template)
-    assert workload is not None
-    preview = build_preview(doc, snapshots, workload)
-    before = {t.name: t.replicas for t in workload.current or ()}
-    after = preview.plan.replicas() if preview.plan is not None else before
-    names = list(dict.fromkeys([*before, *after]))
-    moves = [Move(name, before.get(name, 0), after.get(name, 0)) for name in names]
-    return Captured(label=label, kind=template.kind, holder=holder, preview=preview, moves=moves)
+def build_whatif(doc: dict[str, Any], snapshots: Sequence[ClusterSnapshot]) -> WhatIf:
+    """The capture, and for every captured workload the planner's placement beside its current one."""
+    result = capture(doc)
+    for item in result.captured:
+        workload = inventory.workload_input(item.template)
+        if workload is None:
+            continue
+        item.preview = build_preview(doc, snapshots, workload)
+        before = {t.name: t.replicas for t in workload.current or ()}
+        plan = item.preview.plan
+        after = plan.replicas() if plan is not None else before
+        names = list(dict.fromkeys([*before, *after]))
+        item.moves = [Move(name, before.get(name, 0), after.get(name, 0)) for name in names]
+    return result

@@ -110,7 +110,11 @@
 
   function onInput(evt) {
     var el = evt.target;
-    if (el.matches("[data-weight-slider], [data-weight-number]")) {
+    if (el.matches("[data-workload-select]")) {
+      var box = document.getElementById("preview-replicas");
+      if (box) box.value = ""; /* the chosen workload's own replica count applies */
+      requestPreview(true);
+    } else if (el.matches("[data-weight-slider], [data-weight-number]")) {
       syncWeight(el);
       requestPreview(true);
     } else if (el.matches("[data-preview-input], input, select, textarea") && !el.matches("[data-chip-input]")) {
@@ -194,7 +198,12 @@
     form.addEventListener("keydown", onKeydown);
     applyVisibility();
     document.body.addEventListener("htmx:afterSettle", function (evt) {
-      if (evt.target && evt.target.id === "preview") recordLatency();
+      if (evt.target && evt.target.id === "preview") {
+        recordLatency();
+        var box = document.getElementById("preview-replicas");
+        var summary = document.getElementById("preview-summary");
+        if (box && !box.value && summary) box.value = summary.getAttribute("data-replicas") || "";
+      }
       if (evt.target && evt.target.id === "editor-body") { applyVisibility(); requestPreview(true); }
       if (evt.target && evt.target.id === "review-body") {
         var dialog = document.getElementById("review-dialog");

@@ -26,7 +26,7 @@ def test_the_seed_policy_splits_ten_replicas_seven_to_three():
 
 
 def test_the_preview_is_exactly_what_the_planner_answers():
-    preview = build_preview(POLICY_7_3, FLEET, WorkloadInput(11, uid="abc"))
+    preview = build_preview(POLICY_7_3, FLEET, WorkloadInput(11, base=Binding(uid="abc")))
     direct = plan(
         FLEET, Placement.from_dict(POLICY_7_3["spec"]["placement"]), Binding(replicas=11, uid="abc")
     )
