@@ -109,6 +109,7 @@ class Cluster(models.Model):
     last_success_at = models.DateTimeField(null=True, blank=True)
     last_collected_at = models.DateTimeField(null=True, blank=True)
     discovery_at = models.DateTimeField(null=True, blank=True)
+    lease_until = models.DateTimeField(null=True, blank=True)  # a collector is working on it until then
 
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)

@@ -39,6 +39,23 @@ def _alerting_schedule() -> dict:
 app.conf.beat_schedule.update(_alerting_schedule())
 
 
+def health_beat_schedule() -> dict:
+    """Health collection every HEALTH_PROBE_INTERVAL, and the time-series compaction every 5 minutes."""
+    from django.conf import settings
+
+    return {
+        "clusters-collect-all": {
+            "task": "clusters.tasks.collect_all",
+            "schedule": settings.HEALTH_PROBE_INTERVAL,
+            "options": {"expires": settings.HEALTH_PROBE_INTERVAL},
+        },
+        "clusters-compact-samples": {"task": "clusters.tasks.compact_samples_task", "schedule": 300.0},
+    }
+
+
+app.conf.beat_schedule.update(health_beat_schedule())
+
+
 def prepare_folder_broker() -> None:
     """Create the folders of the local folder broker; the transport expects them to exist."""
     from django.conf import settings

@@ -186,6 +186,11 @@ CELERY_TIMEZONE = TIME_ZONE
 # Health collection (see clusters/): how often each member cluster is probed and how fast Ready flips.
 HEALTH_PROBE_INTERVAL = env_float("HEALTH_PROBE_INTERVAL", 10.0, minimum=0.5)
 HEALTH_CALL_TIMEOUT = env_float("HEALTH_CALL_TIMEOUT", 3.0, minimum=0.1)
+# Ready follows a new observation once it has held this long (Karmada: 30 s; tighter here, still no flapping).
+HEALTH_FAILURE_THRESHOLD = env_float("HEALTH_FAILURE_THRESHOLD", 3.0, minimum=0.0)
+HEALTH_SUCCESS_THRESHOLD = env_float("HEALTH_SUCCESS_THRESHOLD", 5.0, minimum=0.0)
+HEALTH_UNKNOWN_AFTER = env_float("HEALTH_UNKNOWN_AFTER", 40.0, minimum=1.0)
+FLEET_SUMMARY_PROVIDER = "clusters.summary.fleet_summary"
 
 # Cluster credentials are encrypted at rest with this key (see clusters/credentials).
 # Several comma-separated keys rotate: the first encrypts, every one decrypts.

@@ -42,3 +42,33 @@ def api_as():
         return client
 
     return signed_in
+
+
+@pytest.fixture
+def simulate():
+    """Start simulated member clusters: `sim = simulate(ClusterSpec(name="beijing", nodes=3), ...)`.
+
+    Every simulator started here is stopped when the test ends.
+    """
+    from membersim import Simulator
+
+    started = []
+
+    def start(*specs, **options):
+        sim = Simulator(list(specs), **options).start()
+        started.append(sim)
+        return sim
+
+    yield start
+    for sim in started:
+        sim.stop()
+
+
+@pytest.fixture
+def member_kubeconfig(tmp_path):
+    """Write a simulator's kubeconfig (one context per cluster) and return its path."""
+
+    def write(sim):
+        return sim.write_kubeconfig(tmp_path / "kubeconfig")
+
+    return write

@@ -61,3 +61,11 @@ def test_bump_raises_the_resource_version_with_the_change():
     Cluster.objects.filter(pk=cluster.pk).bump(labels={"env": "prod"})
     cluster.refresh_from_db()
     assert (cluster.resource_version, cluster.labels) == (2, {"env": "prod"})
+
+
+def test_the_fleet_summary_counts_clusters_by_ready_status():
+    from clusters.summary import fleet_summary
+
+    for name, ready in (("a", "True"), ("b", "True"), ("c", "False"), ("d", "Unknown")):
+        Cluster.objects.create(name=name, api_endpoint="https://h", ready=ready)
+    assert fleet_summary() == "4 clusters · 2 Ready · 1 NotReady · 1 Unknown"

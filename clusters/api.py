@@ -1,0 +1,224 @@
+"""REST API of clusters: list (label selector), detail, join, unjoin, labels, taints, cordon."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from clusters import editing
+from clusters.editing import SpecError, StaleResourceVersion
+from clusters.joining import JoinError, connection_from_kubeconfig, join_cluster, unjoin_cluster
+from clusters.listing import SORTS, ListQuery, filter_clusters
+from clusters.models import Cluster
+from clusters.selectors import SelectorError
+from clusters.serializers import (
+    BulkLabelsSerializer,
+    ClusterSerializer,
+    JoinSerializer,
+    LabelsPatchSerializer,
+    LabelsReplaceSerializer,
+    TaintSerializer,
+    field_error,
+)
+from karmada_ui.roles import ADMIN, OPERATOR
+
+OPERATOR_ACTIONS = {"labels", "bulk_labels"}
+
+SELECTOR_PARAM = OpenApiParameter(
+    "selector",
+    str,
+    description="label selector, e.g. `env=prod,location/region in (cn-north,cn-east),!deprecated`",
+)
+
+
+def conflict(exc: StaleResourceVersion) -> Response:
+    return Response(
+        {"detail": str(exc), "resource_version": exc.cluster.resource_version},
+        status=status.HTTP_409_CONFLICT,
+    )
+
+
+class ClusterViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Member clusters. Viewers read; operators edit labels; admins join, unjoin, taint and cordon."""
+
+    serializer_class = ClusterSerializer
+    lookup_field = "name"
+    lookup_value_regex = "[a-z0-9-]+"
+    queryset = Cluster.objects.all()
+
+    @property
+    def write_role(self) -> str:
+        return OPERATOR if self.action in OPERATOR_ACTIONS else ADMIN
+
+    def get_queryset(self) -> QuerySet[Cluster]:
+        return Cluster.objects.all()
+
+    @extend_schema(
+        parameters=[SELECTOR_PARAM, OpenApiParameter("sort", str, enum=sorted(SORTS))],
+        responses={200: ClusterSerializer(many=True), 400: OpenApiResponse(description="bad selector")},
+    )
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        query = ListQuery(
+            selector=request.query_params.get("selector", ""), sort=request.query_params.get("sort", "")
+        )
+        try:
+            ids = filter_clusters(query)
+        except SelectorError as exc:
+            return Response(
+                field_error("selector", f"{exc.message} (at character {exc.position + 1})"), status=400
+            )
+        order = {pk: index for index, pk in enumerate(ids)}
+        page = self.paginate_queryset(ids)
+        rows = sorted(Cluster.objects.filter(pk__in=page), key=lambda c: order[c.pk])
+        return self.get_paginated_response(self.get_serializer(rows, many=True).data)
+
+    @extend_schema(
+        request=JoinSerializer,
+        responses={201: ClusterSerializer, 400: OpenApiResponse(description="{field: [reason]}")},
+        description="Connect with the kubeconfig context, then register; nothing is saved on failure.",
+    )
+    def create(self, request: Request) -> Response:
+        serializer = JoinSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        try:
+            conn = connection_from_kubeconfig(data["kubeconfig"], data.get("context"), files=False)
+            cluster, _, _ = join_cluster(
+                data["name"],
+                conn,
+                labels=data["labels"],
+                provider=data["provider"],
+                region=data["region"],
+                zones=data["zones"],
+            )
+        except JoinError as exc:
+            return Response(field_error(exc.field, exc.message), status=status.HTTP_400_BAD_REQUEST)
+        return Response(ClusterSerializer(cluster).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("delete_resources", bool, description="first delete karmada.io/managed objects")
+        ],
+        responses={204: None, 400: OpenApiResponse(description="cleanup failed; nothing removed")},
+    )
+    def destroy(self, request: Request, name: str) -> Response:
+        cluster = get_object_or_404(Cluster, name=name)
+        flag = request.query_params.get("delete_resources", "false").lower() in ("1", "true", "yes")
+        try:
+            unjoin_cluster(cluster, delete_resources=flag)
+        except JoinError as exc:
+            return Response(field_error(exc.field, exc.message), status=status.HTTP_400_BAD_REQUEST)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(
+        methods=["PUT"],
+        request=LabelsReplaceSerializer,
+        responses={
+            200: ClusterSerializer,
+            409: OpenApiResponse(description="changed since resource_version"),
+        },
+        description="Replace all labels, only if the cluster is still at resource_version.",
+    )
+    @extend_schema(
+        methods=["PATCH"],
+        request=LabelsPatchSerializer,
+        responses={
+            200: ClusterSerializer,
+            409: OpenApiResponse(description="changed since resource_version"),
+        },
+        description="Set some labels and remove others; with resource_version, only if nothing moved.",
+    )
+    @action(detail=True, methods=["put", "patch"])
+    def labels(self, request: Request, name: str) -> Response:
+        cluster = get_object_or_404(Cluster, name=name)
+        try:
+            if request.method == "PUT":
+                serializer = LabelsReplaceSerializer(data=request.data)
+                serializer.is_valid(raise_exception=True)
+                data = serializer.validated_data
+                cluster = editing.set_labels(cluster.pk, data["labels"], data["resource_version"])
+            else:
+                serializer = LabelsPatchSerializer(data=request.data)
+                serializer.is_valid(raise_exception=True)
+                data = serializer.validated_data
+                cluster = editing.patch_labels(
+                    cluster.pk, data["set"], data["remove"], data.get("resource_version")
+                )
+        except SpecError as exc:
+            return Response(field_error(exc.field, exc.message), status=status.HTTP_400_BAD_REQUEST)
+        except StaleResourceVersion as exc:
+            return conflict(exc)
+        return Response(ClusterSerializer(cluster).data)
+
+    @extend_schema(request=BulkLabelsSerializer, responses={200: ClusterSerializer(many=True)})
+    @action(detail=False, methods=["post"], url_path="labels")
+    def bulk_labels(self, request: Request) -> Response:
+        """Set and remove labels on several clusters at once (each keeps its other labels)."""
+        serializer = BulkLabelsSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        found = {c.name: c for c in Cluster.objects.filter(name__in=data["clusters"])}
+        missing = [n for n in data["clusters"] if n not in found]
+        if missing:
+            return Response(field_error("clusters", f"no cluster named {', '.join(missing)}"), status=400)
+        try:
+            editing.check_label_patch(data["set"], data["remove"])
+            changed = [
+                editing.patch_labels(found[n].pk, data["set"], data["remove"]) for n in data["clusters"]
+            ]
+        except SpecError as exc:
+            return Response(field_error(exc.field, exc.message), status=status.HTTP_400_BAD_REQUEST)
+        return Response(ClusterSerializer(changed, many=True).data)
+
+    @extend_schema(
+        methods=["POST"],
+        request=TaintSerializer,
+        responses={200: ClusterSerializer, 400: OpenApiResponse(description="{field: [reason]}")},
+    )
+    @extend_schema(
+        methods=["DELETE"],
+        parameters=[OpenApiParameter("key", str, required=True), OpenApiParameter("effect", str)],
+        responses={200: ClusterSerializer},
+    )
+    @action(detail=True, methods=["post", "delete"])
+    def taints(self, request: Request, name: str) -> Response:
+        """Add a taint (NoExecute ones record timeAdded) or remove one by key (and effect)."""
+        cluster = get_object_or_404(Cluster, name=name)
+        try:
+            if request.method == "POST":
+                serializer = TaintSerializer(data=request.data)
+                serializer.is_valid(raise_exception=True)
+                data = serializer.validated_data
+                cluster = editing.add_taint(
+                    cluster.pk, data["key"], data["value"], data["effect"], data.get("resource_version")
+                )
+            else:
+                key = request.query_params.get("key", "")
+                if not key:
+                    return Response(field_error("key", "name the taint key to remove"), status=400)
+                cluster = editing.remove_taint(cluster.pk, key, request.query_params.get("effect") or None)
+        except SpecError as exc:
+            return Response(field_error(exc.field, exc.message), status=status.HTTP_400_BAD_REQUEST)
+        except StaleResourceVersion as exc:
+            return conflict(exc)
+        return Response(ClusterSerializer(cluster).data)
+
+    @extend_schema(request=None, responses={200: ClusterSerializer})
+    @action(detail=True, methods=["post"])
+    def cordon(self, request: Request, name: str) -> Response:
+        """Add cluster.karmada.io/unschedulable:NoSchedule so nothing new is scheduled here."""
+        cluster = get_object_or_404(Cluster, name=name)
+        return Response(ClusterSerializer(editing.cordon(cluster.pk)).data)
+
+    @extend_schema(request=None, responses={200: ClusterSerializer})
+    @action(detail=True, methods=["post"])
+    def uncordon(self, request: Request, name: str) -> Response:
+        cluster = get_object_or_404(Cluster, name=name)
+        return Response(ClusterSerializer(editing.uncordon(cluster.pk)).data)

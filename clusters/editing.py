@@ -1,0 +1,213 @@
+"""Changes to a cluster's spec — labels, taints, cordon — with optimistic concurrency on resource_version."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from clusters.labels import TAINT_EFFECTS, LabelSyntaxError, check_labels, key_error, value_error
+from clusters.models import Cluster, ClusterEvent
+
+UNSCHEDULABLE_TAINT = "cluster.karmada.io/unschedulable"
+CAS_ATTEMPTS = 5
+
+
+class StaleResourceVersion(Exception):
+    """The cluster changed since the caller read it; nothing was written."""
+
+    def __init__(self, cluster: Cluster, expected: int) -> None:
+        self.cluster = cluster
+        self.expected = expected
+        super().__init__(
+            _(
+                "Cluster %(name)s was changed by someone else (version %(expected)s is now %(current)s). "
+                "Reload to see the change, then apply yours again."
+            )
+            % {"name": cluster.name, "expected": expected, "current": cluster.resource_version}
+        )
+
+
+class SpecError(ValueError):
+    """A spec change that is not valid; `field` names what is wrong."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+def update_spec(
+    cluster_id: int,
+    change: Callable[[Cluster], dict[str, Any]],
+    expected_version: int | None = None,
+    event: tuple[str, str] | None = None,
+) -> Cluster:
+    """Apply `change` (cluster -> new field values) with a compare-and-swap on resource_version.
+
+    With `expected_version` the caller's view must still be current (else StaleResourceVersion);
+    without it the change is re-read and retried, so concurrent writers never overwrite each other.
+    """
+    for _attempt in range(CAS_ATTEMPTS):
+        cluster = Cluster.objects.get(pk=cluster_id)
+        if expected_version is not None and cluster.resource_version != expected_version:
+            raise StaleResourceVersion(cluster, expected_version)
+        values = change(cluster)
+        if all(getattr(cluster, field) == value for field, value in values.items()):
+            return cluster  # nothing to change: level-triggered callers may call this every cycle
+        with transaction.atomic():
+            written = Cluster.objects.filter(pk=cluster_id, resource_version=cluster.resource_version).bump(
+                **values, updated=timezone.now()
+            )
+            if written:
+                if event:
+                    ClusterEvent.objects.create(
+                        cluster_id=cluster_id, at=timezone.now(), reason=event[0], message=event[1]
+                    )
+                cluster.refresh_from_db()
+                return cluster
+        if expected_version is not None:
+            raise StaleResourceVersion(Cluster.objects.get(pk=cluster_id), expected_version)
+    raise StaleResourceVersion(Cluster.objects.get(pk=cluster_id), cluster.resource_version)
+
+
+def _checked_labels(labels: Any) -> dict[str, str]:
+    try:
+        return check_labels(labels)
+    except LabelSyntaxError as exc:
+        raise SpecError("labels", str(exc)) from exc
+
+
+def set_labels(cluster_id: int, labels: dict[str, str], expected_version: int) -> Cluster:
+    """Replace the whole label map, only if nobody changed the cluster since `expected_version`."""
+    wanted = _checked_labels(labels)
+    return update_spec(
+        cluster_id,
+        lambda c: {"labels": wanted},
+        expected_version,
+        event=("LabelsChanged", _("Labels set to %(labels)s") % {"labels": format_labels(wanted) or "—"}),
+    )
+
+
+def check_label_patch(set_: dict[str, str] | None, remove: list[str] | tuple[str, ...]) -> dict[str, str]:
+    """Validate a label patch before it is applied anywhere (so a bulk edit is all or nothing)."""
+    additions = _checked_labels(set_ or {})
+    for key in remove:
+        if key_error(key):
+            raise SpecError("remove", str(key_error(key)))
+    if not additions and not remove:
+        raise SpecError("set", _("Nothing to change: give labels to set or keys to remove."))
+    return additions
+
+
+def patch_labels(
+    cluster_id: int,
+    set_: dict[str, str] | None = None,
+    remove: list[str] | tuple[str, ...] = (),
+    expected_version: int | None = None,
+) -> Cluster:
+    """Add or change some labels and remove others, keeping the rest as they are now."""
+    additions = check_label_patch(set_, remove)
+
+    def change(cluster: Cluster) -> dict[str, Any]:
+        labels = {k: v for k, v in cluster.labels.items() if k not in remove}
+        labels.update(additions)
+        return {"labels": labels}
+
+    parts = [f"{k}={v}" for k, v in additions.items()] + [f"-{k}" for k in remove]
+    return update_spec(
+        cluster_id,
+        change,
+        expected_version,
+        event=("LabelsChanged", _("Labels changed: %(c)s") % {"c": ", ".join(parts)}),
+    )
+
+
+def format_labels(labels: dict[str, str]) -> str:
+    return ",".join(f"{k}={v}" for k, v in sorted(labels.items()))
+
+
+@dataclass(frozen=True)
+class Taint:
+    key: str
+    value: str
+    effect: str
+    time_added: datetime | None = None
+
+    def as_dict(self) -> dict[str, str]:
+        data = {"key": self.key, "value": self.value, "effect": self.effect}
+        if self.time_added is not None:
+            data["timeAdded"] = self.time_added.isoformat().replace("+00:00", "Z")
+        return data
+
+
+def check_taint(key: str, value: str, effect: str) -> None:
+    if key_error(key):
+        raise SpecError("key", str(key_error(key)))
+    if value_error(value):
+        raise SpecError("value", str(value_error(value)))
+    if effect not in TAINT_EFFECTS:
+        raise SpecError("effect", _("The effect must be one of %(e)s.") % {"e": ", ".join(TAINT_EFFECTS)})
+
+
+def with_taint(taints: list[dict[str, Any]], taint: Taint) -> list[dict[str, Any]]:
+    """The taint list with `taint` added, replacing one with the same key and effect."""
+    kept = [t for t in taints if (t.get("key"), t.get("effect")) != (taint.key, taint.effect)]
+    same = [
+        t
+        for t in taints
+        if (t.get("key"), t.get("effect"), t.get("value", "")) == (taint.key, taint.effect, taint.value)
+    ]
+    return taints if same else [*kept, taint.as_dict()]
+
+
+def without_taint(taints: list[dict[str, Any]], key: str, effect: str | None = None) -> list[dict[str, Any]]:
+    return [t for t in taints if not (t.get("key") == key and (effect is None or t.get("effect") == effect))]
+
+
+def add_taint(
+    cluster_id: int, key: str, value: str, effect: str, expected_version: int | None = None
+) -> Cluster:
+    """Add a taint; NoExecute taints record when they were added (tolerationSeconds count from then)."""
+    check_taint(key, value, effect)
+    now = timezone.now().replace(microsecond=0)
+    taint = Taint(key, value, effect, now if effect == "NoExecute" else None)
+    return update_spec(
+        cluster_id,
+        lambda c: {"taints": with_taint(c.taints, taint)},
+        expected_version,
+        event=("TaintAdded", _("Taint %(t)s added") % {"t": describe_taint(taint.as_dict())}),
+    )
+
+
+def remove_taint(
+    cluster_id: int, key: str, effect: str | None = None, expected_version: int | None = None
+) -> Cluster:
+    if effect is not None and effect not in TAINT_EFFECTS:
+        raise SpecError("effect", _("The effect must be one of %(e)s.") % {"e": ", ".join(TAINT_EFFECTS)})
+    what = f"{key}:{effect}" if effect else key
+    return update_spec(
+        cluster_id,
+        lambda c: {"taints": without_taint(c.taints, key, effect)},
+        expected_version,
+        event=("TaintRemoved", _("Taint %(t)s removed") % {"t": what}),
+    )
+
+
+def cordon(cluster_id: int) -> Cluster:
+    """Stop new scheduling to the cluster, as `karmadactl cordon` does."""
+    return add_taint(cluster_id, UNSCHEDULABLE_TAINT, "", "NoSchedule")
+
+
+def uncordon(cluster_id: int) -> Cluster:
+    return remove_taint(cluster_id, UNSCHEDULABLE_TAINT, "NoSchedule")
+
+
+def describe_taint(taint: dict[str, Any]) -> str:
+    value = taint.get("value") or ""
+    return f"{taint.get('key')}{'=' + value if value else ''}:{taint.get('effect')}"

@@ -1,0 +1,139 @@
+"""Health collection against membersim: numbers as the member reports them, NotReady and tainted within 15 s
+of a cluster going down, Ready again after it returns, Unknown when no probe completes."""
+
+from datetime import timedelta
+
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+
+from clusters.collector import Clock, collect_cluster, mark_stale
+from clusters.models import Cluster, ClusterEvent, ClusterSample
+from membersim import ClusterSpec
+
+pytestmark = pytest.mark.django_db
+INTERVAL = 10.0
+
+
+class SteppedClock(Clock):
+    """Real time plus an offset: sleeping advances the offset instead of waiting."""
+
+    def __init__(self):
+        self.offset = timedelta()
+        super().__init__(now=lambda: timezone.now() + self.offset, sleep=self.advance)
+
+    def advance(self, seconds):
+        self.offset += timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def fast_health(settings):
+    settings.HEALTH_CALL_TIMEOUT = 0.5
+    settings.HEALTH_FAILURE_THRESHOLD = 3.0
+    settings.HEALTH_SUCCESS_THRESHOLD = 5.0
+    settings.HEALTH_UNKNOWN_AFTER = 40.0
+    return settings
+
+
+@pytest.fixture
+def beijing(simulate, member_kubeconfig, fast_health):
+    sim = simulate(
+        ClusterSpec(name="beijing", nodes=4, node_cpu="8", node_memory="32Gi", pod_cidr="10.1.0.0/16")
+    )
+    call_command("join", "beijing", kubeconfig=str(member_kubeconfig(sim)), context="beijing")
+    return sim
+
+
+def cluster():
+    return Cluster.objects.get(name="beijing")
+
+
+def taint_keys():
+    return {t["key"] for t in cluster().taints}
+
+
+def test_collection_records_what_the_member_cluster_reports(beijing):
+    beijing.control("beijing", "node-notready", "beijing-node-2")
+    result = collect_cluster(cluster().pk)
+    assert result.ready == "True" and result.errors == []
+    c = cluster()
+    assert (c.nodes_total, c.nodes_ready) == (4, 3)
+    assert (c.cpu_allocatable, c.memory_allocatable, c.pods_allocatable) == (
+        4 * 8000,
+        4 * 32 * 2**30,
+        4 * 110,
+    )
+    assert c.pod_cidrs == ["10.1.0.0/24", "10.1.1.0/24", "10.1.2.0/24", "10.1.3.0/24"]
+    assert c.status["nodeSummary"] == {"totalNum": 4, "readyNum": 3}
+    assert c.status["resourceSummary"]["allocatable"] == {"cpu": "32", "memory": "128Gi", "pods": "440"}
+    assert c.status["kubernetesVersion"] == "v1.31.4"
+    assert "apps/v1" in [e["groupVersion"] for e in c.status["apiEnablements"]]
+    assert [x["type"] for x in c.status["conditions"]] == ["Ready", "CompleteAPIEnablements"]
+    assert c.cpu_usage is not None and c.memory_usage is not None
+    assert ClusterSample.objects.filter(cluster=c).count() == 1
+
+
+def test_a_cluster_that_stops_answering_is_not_ready_and_tainted_within_15_seconds(beijing):
+    clock = SteppedClock()
+    collect_cluster(cluster().pk, clock)
+    beijing.control("beijing", "down")
+    went_down = clock.now()
+    # The worst case: the outage starts just after a probe, so the next cycle is a whole interval away.
+    clock.advance(INTERVAL)
+    collect_cluster(cluster().pk, clock)
+    c = cluster()
+    assert (c.ready, c.ready_reason) == ("False", "ClusterNotReachable")
+    assert (c.ready_since - went_down).total_seconds() <= 15
+    assert "cluster.karmada.io/not-ready" in taint_keys()
+    assert ClusterEvent.objects.filter(cluster=c, reason="ClusterNotReachable", ready="False").exists()
+
+    beijing.control("beijing", "up")
+    came_back = clock.now()
+    clock.advance(INTERVAL)
+    collect_cluster(cluster().pk, clock)
+    c = cluster()
+    assert c.ready == "True"
+    assert (c.ready_since - came_back).total_seconds() <= 20
+    assert "cluster.karmada.io/not-ready" not in taint_keys()
+
+
+def test_a_cluster_answering_errors_is_not_ready_with_its_own_reason(beijing):
+    clock = SteppedClock()
+    beijing.control("beijing", "errors")
+    collect_cluster(cluster().pk, clock)
+    c = cluster()
+    assert (c.ready, c.ready_reason) == ("False", "ClusterNotReady")
+    assert "503" in c.ready_message
+
+
+def test_clusters_without_a_recent_probe_become_unknown_with_the_unreachable_taint(beijing):
+    clock = SteppedClock()
+    collect_cluster(cluster().pk, clock)
+    clock.advance(39)
+    assert mark_stale(clock) == []
+    clock.advance(2)
+    assert mark_stale(clock) == ["beijing"]
+    c = cluster()
+    assert (c.ready, c.ready_reason) == ("Unknown", "ClusterStatusUnknown")
+    assert "cluster.karmada.io/unreachable" in taint_keys()
+    collect_cluster(cluster().pk, clock)
+    assert cluster().ready == "True"
+    assert not taint_keys()
+
+
+def test_collection_keeps_user_taints_and_changes_nothing_when_nothing_changed(beijing):
+    from clusters.editing import cordon
+
+    cordon(cluster().pk)
+    version = cluster().resource_version
+    collect_cluster(cluster().pk)
+    collect_cluster(cluster().pk)
+    assert cluster().resource_version == version
+    assert taint_keys() == {"cluster.karmada.io/unschedulable"}
+
+
+def test_a_cluster_being_collected_is_not_collected_twice_at_once(beijing):
+    from clusters.collector import claim
+
+    assert claim(cluster().pk, timezone.now())
+    assert collect_cluster(cluster().pk) is None

@@ -1,0 +1,151 @@
+"""Joining connects first: a good context is saved with what the cluster reported, a bad one saves nothing."""
+
+import pytest
+import yaml
+from django.core.management import CommandError, call_command
+
+from clusters.models import Cluster, ClusterEvent
+from membersim import ClusterSpec
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def beijing(simulate):
+    return simulate(
+        ClusterSpec(
+            name="beijing", nodes=5, region="cn-north", zones=["cn-north-a", "cn-north-b"], provider="aliyun"
+        )
+    )
+
+
+def join(kubeconfig, name="beijing", **options):
+    call_command("join", name, kubeconfig=str(kubeconfig), context=options.pop("context", name), **options)
+
+
+def test_join_saves_endpoint_credentials_labels_and_the_topology_of_the_nodes(beijing, member_kubeconfig):
+    join(member_kubeconfig(beijing), label=["env=prod", "location/region=cn-north"])
+    cluster = Cluster.objects.get(name="beijing")
+    assert cluster.api_endpoint == beijing.endpoint("beijing")
+    assert cluster.connection().token == beijing.token("beijing")
+    assert cluster.labels == {"env": "prod", "location/region": "cn-north"}
+    assert (cluster.provider, cluster.region, cluster.zones) == (
+        "aliyun",
+        "cn-north",
+        ["cn-north-a", "cn-north-b"],
+    )
+    assert (cluster.kubernetes_version, cluster.nodes_total, cluster.nodes_ready) == ("v1.31.4", 5, 5)
+    assert cluster.ready == "True"
+    assert ClusterEvent.objects.filter(cluster=cluster, reason="Joined").exists()
+
+
+def test_join_prints_the_version_and_node_count(beijing, member_kubeconfig, capsys):
+    join(member_kubeconfig(beijing))
+    assert "Joined beijing: v1.31.4, 5/5 nodes Ready" in capsys.readouterr().out
+
+
+def test_given_provider_and_region_win_over_the_node_labels(beijing, member_kubeconfig):
+    join(member_kubeconfig(beijing), provider="onprem", region="north", zones=["z1"])
+    cluster = Cluster.objects.get()
+    assert (cluster.provider, cluster.region, cluster.zones, cluster.zone) == (
+        "onprem",
+        "north",
+        ["z1"],
+        "z1",
+    )
+
+
+def test_joining_twice_fails_unless_asked_to_update(beijing, member_kubeconfig):
+    path = member_kubeconfig(beijing)
+    join(path, label=["env=prod"])
+    with pytest.raises(CommandError, match="already joined"):
+        join(path)
+    join(path, label=["tier=gold"], update=True)
+    cluster = Cluster.objects.get()
+    assert cluster.labels == {"env": "prod", "tier": "gold"}
+    assert cluster.resource_version == 2
+
+
+def test_update_takes_the_fresh_token_of_a_restarted_cluster(simulate, member_kubeconfig, tmp_path):
+    first = simulate(ClusterSpec(name="beijing", token="old-token"))
+    join(member_kubeconfig(first))
+    first.stop()
+    second = simulate(ClusterSpec(name="beijing", token="new-token"))
+    path = second.write_kubeconfig(tmp_path / "second")
+    join(path, update=True)
+    cluster = Cluster.objects.get()
+    assert cluster.connection().token == "new-token"
+    assert cluster.api_endpoint == second.endpoint("beijing")
+
+
+def test_an_unreachable_endpoint_saves_nothing_and_says_why(beijing, member_kubeconfig):
+    path = member_kubeconfig(beijing)
+    beijing.stop()
+    with pytest.raises(
+        CommandError, match=r"^beijing: Cannot connect to the API server at http://127\.0\.0\.1:\d+"
+    ):
+        join(path)
+    assert not Cluster.objects.exists()
+
+
+def test_a_rejected_token_saves_nothing_and_says_why(beijing, member_kubeconfig, tmp_path):
+    config = yaml.safe_load(member_kubeconfig(beijing).read_text())
+    config["users"][0]["user"]["token"] = "forged"
+    path = tmp_path / "forged"
+    path.write_text(yaml.safe_dump(config))
+    with pytest.raises(CommandError, match="rejected the credentials"):
+        join(path)
+    assert not Cluster.objects.exists()
+
+
+def test_a_malformed_kubeconfig_gives_one_line(tmp_path):
+    path = tmp_path / "bad"
+    path.write_text("clusters: [\n")
+    with pytest.raises(
+        CommandError, match=r"^beijing: The kubeconfig is not valid YAML \(line \d+, column \d+\)\.$"
+    ):
+        join(path)
+
+
+def test_a_missing_context_bad_label_or_bad_name_is_refused(beijing, member_kubeconfig):
+    path = member_kubeconfig(beijing)
+    with pytest.raises(CommandError, match="no context named 'nowhere'"):
+        join(path, context="nowhere")
+    with pytest.raises(CommandError, match="--label 'env': expected key=value"):
+        join(path, label=["env"])
+    with pytest.raises(CommandError, match="lowercase letters"):
+        join(path, name="BeiJing", context="beijing")
+    assert not Cluster.objects.exists()
+
+
+def test_the_command_exits_non_zero_with_one_line(tmp_path):
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "manage.py", "join", "x", "--kubeconfig", str(tmp_path / "absent")],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode != 0
+    assert result.stderr.strip().count("\n") == 0
+    assert "cannot read the kubeconfig" in result.stderr
+
+
+def test_unjoin_removes_the_cluster_and_optionally_what_karmada_ui_placed_there(beijing, member_kubeconfig):
+    from clusters.k8s.client import api_client
+    from clusters.k8s.rest import get_json, request
+
+    join(member_kubeconfig(beijing))
+    conn = Cluster.objects.get().connection()
+    client = api_client(conn, 5)
+    for name, managed in (("placed", True), ("theirs", False)):
+        labels = {"karmada.io/managed": "true"} if managed else {}
+        body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "labels": labels}}
+        assert request(client, "POST", "/api/v1/namespaces/default/configmaps", body=body).status == 201
+    call_command("unjoin", "beijing", delete_resources=True)
+    assert not Cluster.objects.exists()
+    names = [
+        i["metadata"]["name"] for i in get_json(client, "/api/v1/namespaces/default/configmaps")["items"]
+    ]
+    assert "theirs" in names and "placed" not in names
