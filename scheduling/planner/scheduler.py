@@ -36,8 +36,8 @@ def overflow_order(cluster: ClusterSnapshot, placement: Placement, observed: str
 
 
 def effective_binding(placement: Placement, binding: Binding) -> Binding:
-    """Fold the placement's node claim into the binding's replica requirements."""
-    if placement.node_claim is None:
+    """Fold the placement's node claim into a workload's replica requirements (non-workloads have no pods)."""
+    if placement.node_claim is None or not binding.is_workload:
         return binding
     requirements = binding.requirements or ReplicaRequirements()
     claim = placement.node_claim

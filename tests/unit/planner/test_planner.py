@@ -336,3 +336,11 @@ def test_explanation_is_json_and_reads_as_sentences():
     assert "guangzhou is excluded: taint dedicated=gpu:NoSchedule not tolerated." in text
     assert "beijing gets 8 replica(s) (weight 7, room for 100 more)." in text
     assert "Replica 11 went to beijing (priority 0.4667) over shanghai (priority 0.4286)." in text
+
+
+def test_a_placement_node_claim_does_not_turn_a_config_map_into_a_workload():
+    placement = Placement.from_dict({"resource": {"nodeClaim": {"nodeSelector": {"disktype": "ssd"}}}})
+    result = plan(
+        [cluster("a"), cluster("b")], placement, Binding(replicas=0, api_version="v1", kind="ConfigMap")
+    )
+    assert result.replicas() == {"a": 0, "b": 0}
