@@ -25,6 +25,7 @@ from membersim.resources import (
     POD_METRICS,
     REPLICASET,
     SERVICE,
+    SERVICE_CIDRS,
     STATEFULSET,
     STORED,
     Resource,
@@ -58,6 +59,14 @@ JSON_PATCH = "application/json-patch+json"
 MERGE_PATCH = "application/merge-patch+json"
 STRATEGIC_PATCH = "application/strategic-merge-patch+json"
 APPLY_PATCH = "application/apply-patch+yaml"
+PROTOBUF = "application/vnd.kubernetes.protobuf"
+
+
+def options_body(raw: bytes, content_type: str) -> Any:
+    """DeleteOptions or an Eviction: kubectl 1.33 sends them as protobuf, whose options we do without."""
+    if content_type.split(";")[0].strip().lower() == PROTOBUF:
+        return None
+    return parse_body(raw, content_type)
 
 
 @dataclass
@@ -82,6 +91,10 @@ def parse_body(raw: bytes, content_type: str) -> Any:
     if not raw.strip():
         return None
     text_type = content_type.split(";")[0].strip().lower()
+    if text_type == PROTOBUF:
+        raise errors.ApiError(
+            415, "UnsupportedMediaType", "membersim accepts JSON and YAML bodies, not protobuf"
+        )
     try:
         if text_type in ("application/yaml", "application/apply-patch+yaml", "text/yaml"):
             return yaml.safe_load(raw)
@@ -113,7 +126,9 @@ def _check_kind(resource: Resource, body: dict[str, Any]) -> None:
 
 
 def get(cluster: Cluster, resource: Resource, namespace: str, name: str) -> dict[str, Any]:
-    if resource is NODE_METRICS:
+    if resource in SERVICE_CIDRS:
+        found = next((o for o in service_cidrs(cluster, resource) if o["metadata"]["name"] == name), None)
+    elif resource is NODE_METRICS:
         found = next((m for m in metrics.node_metrics(cluster) if m["metadata"]["name"] == name), None)
     elif resource is POD_METRICS:
         found = next(
@@ -124,6 +139,34 @@ def get(cluster: Cluster, resource: Resource, namespace: str, name: str) -> dict
     if found is None:
         raise errors.not_found(resource, name)
     return found
+
+
+def service_cidrs(cluster: Cluster, resource: Resource) -> list[dict[str, Any]]:
+    """The default ServiceCIDR named "kubernetes", as the API server maintains it from its flag."""
+    return [
+        {
+            "apiVersion": resource.api_version,
+            "kind": "ServiceCIDR",
+            "metadata": {
+                "name": "kubernetes",
+                "uid": cluster.service_cidr_uid,
+                "resourceVersion": "1",
+                "creationTimestamp": cluster.created,
+            },
+            "spec": {"cidrs": [cluster.spec.service_cidr]},
+            "status": {
+                "conditions": [
+                    {
+                        "type": "Ready",
+                        "status": "True",
+                        "reason": "",
+                        "message": "Kubernetes Service CIDR is ready",
+                        "lastTransitionTime": cluster.created,
+                    }
+                ]
+            },
+        }
+    ]
 
 
 def _selectors(query: Query) -> tuple[list, list]:
@@ -152,7 +195,9 @@ def list_objects(
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     matches = matcher(query, namespace)
     with cluster.store.lock:
-        if resource is NODE_METRICS:
+        if resource in SERVICE_CIDRS:
+            objects = service_cidrs(cluster, resource)
+        elif resource is NODE_METRICS:
             objects = metrics.node_metrics(cluster)
         elif resource is POD_METRICS:
             objects = metrics.pod_metrics(cluster, namespace)
@@ -243,10 +288,12 @@ def _allocate_service(cluster: Cluster, service: dict[str, Any], old: dict[str, 
                 service["metadata"]["name"],
                 [
                     (
-                        "spec.clusterIP",
+                        "spec.clusterIPs",
                         "FieldValueInvalid",
-                        f'Invalid value: "{spec["clusterIP"]}": provided IP is not in the '
-                        f"valid range. The range of valid IPs is {cluster.spec.service_cidr}",
+                        f'Invalid value: []string{{"{spec["clusterIP"]}"}}: failed to allocate IP '
+                        f"{spec['clusterIP']}: the provided IP ({spec['clusterIP']}) is not in the "
+                        "valid range. "
+                        f"The range of valid IPs is {cluster.spec.service_cidr}",
                     )
                 ],
             )
@@ -256,9 +303,10 @@ def _allocate_service(cluster: Cluster, service: dict[str, Any], old: dict[str, 
                 service["metadata"]["name"],
                 [
                     (
-                        "spec.clusterIP",
+                        "spec.clusterIPs",
                         "FieldValueInvalid",
-                        f'Invalid value: "{spec["clusterIP"]}": provided IP is already allocated',
+                        f'Invalid value: []string{{"{spec["clusterIP"]}"}}: failed to allocate IP '
+                        f"{spec['clusterIP']}: provided IP is already allocated",
                     )
                 ],
             )
@@ -732,6 +780,16 @@ def delete(
             "status": {"phase": "Terminating"},
         }
     return _success(resource, gone)
+
+
+def evict(cluster: Cluster, namespace: str, name: str, body: Any, query: Query) -> dict[str, Any]:
+    """policy/v1 Eviction, as ``kubectl drain`` sends it: with no disruption budgets, it deletes the pod."""
+    if body is not None:
+        _require_object(body)
+        if (body.get("metadata") or {}).get("name") not in (None, name):
+            raise errors.bad_request("name in URL does not match name in Eviction object")
+    delete(cluster, POD, namespace, name, (body or {}).get("deleteOptions"), query)
+    return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
 
 
 def delete_collection(

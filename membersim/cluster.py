@@ -59,7 +59,8 @@ class Cluster:
     # ------------------------------------------------------------ building
 
     def _build(self) -> None:
-        created = meta.now()
+        created = self.created = meta.now()
+        self.service_cidr_uid = meta.new_uid()
         for name in SYSTEM_NAMESPACES:
             self.store.put(NAMESPACE, self._namespace(name, created), log=False)
         for index in range(1, self.spec.nodes + 1):

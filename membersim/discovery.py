@@ -6,12 +6,13 @@ import hashlib
 import json
 from typing import Any
 
-from membersim.resources import GROUP_VERSIONS, Resource, in_group_version
+from membersim.resources import Resource, group_versions, in_group_version
 
 SUBRESOURCE_VERBS = {
     "status": ("get", "patch", "update"),
     "scale": ("get", "patch", "update"),
     "log": ("get",),
+    "eviction": ("create",),
 }
 AGGREGATED = "application/json;g=apidiscovery.k8s.io;v={version};as=APIGroupDiscoveryList"
 
@@ -23,6 +24,8 @@ def _storage_hash(resource: Resource) -> str:
 def _subresource_kind(resource: Resource, sub: str) -> tuple[str, str, str]:
     if sub == "scale":
         return "autoscaling", "v1", "Scale"
+    if sub == "eviction":
+        return "policy", "v1", "Eviction"
     return resource.group, resource.version, resource.kind
 
 
@@ -34,28 +37,35 @@ def api_versions(server_address: str) -> dict[str, Any]:
     }
 
 
-def _group(name: str, version: str) -> dict[str, Any]:
-    entry = {"groupVersion": f"{name}/{version}", "version": version}
-    return {"name": name, "versions": [entry], "preferredVersion": entry}
+def _group(name: str, minor: int) -> dict[str, Any]:
+    entries = [{"groupVersion": f"{name}/{v}", "version": v} for g, v in group_versions(minor) if g == name]
+    return {"name": name, "versions": entries, "preferredVersion": entries[0]}
 
 
-def api_group_list() -> dict[str, Any]:
+def _group_names(minor: int) -> list[str]:
+    names: list[str] = []
+    for group, _ in group_versions(minor):
+        if group and group not in names:
+            names.append(group)
+    return names
+
+
+def api_group_list(minor: int) -> dict[str, Any]:
     return {
         "kind": "APIGroupList",
         "apiVersion": "v1",
-        "groups": [_group(g, v) for g, v in GROUP_VERSIONS if g],
+        "groups": [_group(g, minor) for g in _group_names(minor)],
     }
 
 
-def api_group(name: str) -> dict[str, Any] | None:
-    for group, version in GROUP_VERSIONS:
-        if group and group == name:
-            return {"kind": "APIGroup", "apiVersion": "v1", **_group(group, version)}
-    return None
+def api_group(name: str, minor: int) -> dict[str, Any] | None:
+    if name not in _group_names(minor):
+        return None
+    return {"kind": "APIGroup", "apiVersion": "v1", **_group(name, minor)}
 
 
-def resource_list(group: str, version: str) -> dict[str, Any] | None:
-    resources = in_group_version(group, version)
+def resource_list(group: str, version: str, minor: int) -> dict[str, Any] | None:
+    resources = in_group_version(group, version, minor)
     if not resources:
         return None
     entries: list[dict[str, Any]] = []
@@ -82,7 +92,7 @@ def resource_list(group: str, version: str) -> dict[str, Any] | None:
                 "kind": sub_kind,
                 "verbs": list(SUBRESOURCE_VERBS[sub]),
             }
-            if sub == "scale":
+            if sub in ("scale", "eviction"):
                 sub_entry.update({"group": sub_group, "version": sub_version})
             entries.append(sub_entry)
     return {
@@ -120,24 +130,20 @@ def _aggregated_resource(r: Resource) -> dict[str, Any]:
     return entry
 
 
-def aggregated(core: bool, version: str) -> dict[str, Any]:
+def aggregated(core: bool, version: str, minor: int) -> dict[str, Any]:
     """``/api`` (core) or ``/apis`` as an APIGroupDiscoveryList of the given discovery version."""
     items = []
-    for group, gv in GROUP_VERSIONS:
-        if bool(group) == core:
-            continue
-        items.append(
+    for group in [""] if core else _group_names(minor):
+        versions = [
             {
-                "metadata": {"name": group, "creationTimestamp": None},
-                "versions": [
-                    {
-                        "version": gv,
-                        "resources": [_aggregated_resource(r) for r in in_group_version(group, gv)],
-                        "freshness": "Current",
-                    }
-                ],
+                "version": gv,
+                "resources": [_aggregated_resource(r) for r in in_group_version(group, gv, minor)],
+                "freshness": "Current",
             }
-        )
+            for g, gv in group_versions(minor)
+            if g == group
+        ]
+        items.append({"metadata": {"name": group, "creationTimestamp": None}, "versions": versions})
     return {
         "kind": "APIGroupDiscoveryList",
         "apiVersion": f"apidiscovery.k8s.io/{version}",
@@ -166,13 +172,14 @@ def _gv_path(group: str, version: str) -> str:
 
 
 def openapi_gv(group: str, version: str, k8s_version: str) -> dict[str, Any] | None:
+    minor = int(k8s_version.split(".")[1])
     """One PATCH operation per kind, with its GVK and the fieldValidation parameter.
 
     That is what kubectl's query-parameter probe reads before it leaves validation to the
     server; schemas are left out so kubectl falls back to its built-in patch metadata.
     """
-    resources = [r for r in in_group_version(group, version) if "patch" in r.verbs]
-    if not in_group_version(group, version):
+    resources = [r for r in in_group_version(group, version, minor) if "patch" in r.verbs]
+    if not in_group_version(group, version, minor):
         return None
     paths: dict[str, Any] = {}
     for r in resources:
@@ -205,7 +212,7 @@ def openapi_gv(group: str, version: str, k8s_version: str) -> dict[str, Any] | N
 
 def openapi_index(k8s_version: str) -> dict[str, Any]:
     paths = {}
-    for group, version in GROUP_VERSIONS:
+    for group, version in group_versions(int(k8s_version.split(".")[1])):
         document = openapi_gv(group, version, k8s_version)
         digest = hashlib.sha512(json.dumps(document, sort_keys=True).encode()).hexdigest().upper()[:128]
         paths[_gv_path(group, version)] = {

@@ -7,7 +7,7 @@ kubectl leaves validation to the server. No definitions, so kubectl uses built-i
 
 from __future__ import annotations
 
-from membersim.resources import GROUP_VERSIONS, in_group_version
+from membersim.resources import group_versions, in_group_version
 
 CONTENT_TYPE = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
 
@@ -72,9 +72,10 @@ def _operation(operation_id: str, group: str, version: str, kind: str) -> bytes:
 def document(k8s_version: str) -> bytes:
     """The serialized ``openapi.v2.Document``."""
     paths = b""
-    for group, version in GROUP_VERSIONS:
+    minor = int(k8s_version.split(".")[1])
+    for group, version in group_versions(minor):
         base = f"/apis/{group}/{version}" if group else f"/api/{version}"
-        for r in in_group_version(group, version):
+        for r in in_group_version(group, version, minor):
             if "patch" not in r.verbs:
                 continue
             path = (

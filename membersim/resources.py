@@ -23,6 +23,7 @@ class Resource:
     categories: tuple[str, ...] = ()
     has_status: bool = False
     generation: bool = False
+    min_minor: int = 0  # served only by clusters reporting at least this Kubernetes minor
     extra: dict = field(default_factory=dict, compare=False, hash=False)
 
     @property
@@ -60,7 +61,7 @@ RESOURCES: tuple[Resource, ...] = (
         "Pod",
         True,
         ("po",),
-        subresources=("status", "log"),
+        subresources=("status", "log", "eviction"),
         categories=ALL,
         has_status=True,
     ),
@@ -138,32 +139,55 @@ RESOURCES: tuple[Resource, ...] = (
         has_status=True,
         generation=True,
     ),
+    # Read-only and computed from the cluster spec, like the default ServiceCIDR the API server keeps.
+    Resource(
+        "networking.k8s.io",
+        "v1beta1",
+        "servicecidrs",
+        "ServiceCIDR",
+        False,
+        (),
+        ("get", "list"),
+        min_minor=31,
+    ),
+    Resource(
+        "networking.k8s.io", "v1", "servicecidrs", "ServiceCIDR", False, (), ("get", "list"), min_minor=33
+    ),
     Resource("metrics.k8s.io", "v1beta1", "nodes", "NodeMetrics", False, (), READ_VERBS),
     Resource("metrics.k8s.io", "v1beta1", "pods", "PodMetrics", True, (), READ_VERBS),
 )
 
-GROUP_VERSIONS: tuple[tuple[str, str], ...] = (
-    ("", "v1"),
-    ("apps", "v1"),
-    ("batch", "v1"),
-    ("metrics.k8s.io", "v1beta1"),
-)
+ANY_MINOR = 10**6
+
+
+def served(minor: int = ANY_MINOR) -> list[Resource]:
+    return [r for r in RESOURCES if r.min_minor <= minor]
+
+
+def group_versions(minor: int = ANY_MINOR) -> list[tuple[str, str]]:
+    """(group, version) pairs in serving order, core first; within a group the preferred version first."""
+    pairs: list[tuple[str, str]] = []
+    for r in sorted(served(minor), key=lambda r: (r.group != "", r.group, r.version != "v1")):
+        if (r.group, r.version) not in pairs:
+            pairs.append((r.group, r.version))
+    return pairs
+
 
 _BY_PATH = {(r.group, r.version, r.plural): r for r in RESOURCES}
 
 
-def find(group: str, version: str, plural: str) -> Resource | None:
-    return _BY_PATH.get((group, version, plural))
+def find(group: str, version: str, plural: str, minor: int = ANY_MINOR) -> Resource | None:
+    resource = _BY_PATH.get((group, version, plural))
+    return resource if resource is not None and resource.min_minor <= minor else None
 
 
 def stored(group: str, plural: str) -> Resource:
-    """The stored (non-metrics) resource for a group and plural."""
-    resource = next(r for r in RESOURCES if r.group == group and r.plural == plural)
-    return resource
+    """The stored (non-computed) resource for a group and plural."""
+    return next(r for r in RESOURCES if r.group == group and r.plural == plural)
 
 
-def in_group_version(group: str, version: str) -> list[Resource]:
-    return [r for r in RESOURCES if r.group == group and r.version == version]
+def in_group_version(group: str, version: str, minor: int = ANY_MINOR) -> list[Resource]:
+    return [r for r in served(minor) if r.group == group and r.version == version]
 
 
 POD = stored("", "pods")
@@ -178,4 +202,5 @@ DAEMONSET = stored("apps", "daemonsets")
 JOB = stored("batch", "jobs")
 NODE_METRICS = RESOURCES[-2]
 POD_METRICS = RESOURCES[-1]
-STORED = tuple(r for r in RESOURCES if r.group != "metrics.k8s.io")
+SERVICE_CIDRS = tuple(r for r in RESOURCES if r.plural == "servicecidrs")
+STORED = tuple(r for r in RESOURCES if r.group not in ("metrics.k8s.io", "networking.k8s.io"))

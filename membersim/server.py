@@ -7,15 +7,17 @@ import select
 import socket
 import socketserver
 import ssl
+import sys
 import threading
 import time
+import traceback
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from membersim import api, discovery, errors, openapi_v2, tables
 from membersim.cluster import Cluster
-from membersim.resources import NODE_METRICS, POD_METRICS, Resource, find
+from membersim.resources import NODE_METRICS, POD_METRICS, SERVICE_CIDRS, Resource, find
 from membersim.store import Change
 
 if TYPE_CHECKING:
@@ -157,6 +159,13 @@ class Handler(BaseHTTPRequestHandler):
             self._error(error)
         except (BrokenPipeError, ConnectionResetError, ssl.SSLError, TimeoutError):
             self.close_connection = True
+        except Exception as error:  # a simulator bug: answer like an API server would, and say so
+            traceback.print_exc(file=sys.stderr)
+            self.close_connection = True
+            try:
+                self._error(errors.ApiError(500, "InternalError", f"membersim internal error: {error!r}"))
+            except OSError:
+                pass
 
     def _route(self, path: str) -> tuple[Cluster | None, str]:
         simulator = self.server.simulator
@@ -261,12 +270,12 @@ class Handler(BaseHTTPRequestHandler):
         if not parts or parts[0] not in ("api", "apis"):
             raise errors.path_not_found()
         if len(parts) == 1:
-            self._root_discovery(parts[0] == "api", accept)
+            self._root_discovery(cluster, parts[0] == "api", accept)
             return
         if parts[0] == "api":
             group, version, rest = "", parts[1], parts[2:]
         elif len(parts) == 2:
-            document = discovery.api_group(parts[1])
+            document = discovery.api_group(parts[1], cluster.spec.minor)
             if document is None or method != "GET":
                 raise errors.path_not_found()
             self._json(200, document)
@@ -274,7 +283,7 @@ class Handler(BaseHTTPRequestHandler):
         else:
             group, version, rest = parts[1], parts[2], parts[3:]
         if not rest:
-            document = discovery.resource_list(group, version)
+            document = discovery.resource_list(group, version, cluster.spec.minor)
             if document is None or method != "GET":
                 raise errors.path_not_found()
             self._json(200, document)
@@ -292,17 +301,20 @@ class Handler(BaseHTTPRequestHandler):
             return "admin"
         raise errors.unauthorized()
 
-    def _root_discovery(self, core: bool, accept: str) -> None:
+    def _root_discovery(self, cluster: Cluster, core: bool, accept: str) -> None:
         version = discovery.aggregated_version(accept)
+        minor = cluster.spec.minor
         if version:
-            self._json(200, discovery.aggregated(core, version), discovery.AGGREGATED.format(version=version))
+            self._json(
+                200, discovery.aggregated(core, version, minor), discovery.AGGREGATED.format(version=version)
+            )
         elif core:
             host = (
                 self.headers.get("Host") or f"{self.server.server_address[0]}:{self.server.server_address[1]}"
             )
             self._json(200, discovery.api_versions(host))
         else:
-            self._json(200, discovery.api_group_list())
+            self._json(200, discovery.api_group_list(minor))
 
     def _openapi(self, cluster: Cluster, parts: list[str]) -> None:
         if parts[1:] == ["v2"]:
@@ -342,10 +354,10 @@ class Handler(BaseHTTPRequestHandler):
                 raise errors.path_not_found()
         namespace: str | None = None
         if rest[0] == "namespaces" and len(rest) >= 3:
-            candidate = find(group, version, rest[2])
+            candidate = find(group, version, rest[2], cluster.spec.minor)
             if candidate is not None and candidate.namespaced:
                 namespace, rest = rest[1], rest[2:]
-        resource = find(group, version, rest[0])
+        resource = find(group, version, rest[0], cluster.spec.minor)
         if resource is None or len(rest) > 3:
             raise errors.path_not_found()
         name = rest[1] if len(rest) > 1 else None
@@ -373,6 +385,11 @@ class Handler(BaseHTTPRequestHandler):
         if needed not in resource.verbs or (sub == "log"):
             raise errors.method_not_allowed(method)
         content_type = self.headers.get("Content-Type") or "application/json"
+        if method == "POST" and sub == "eviction":
+            self._json(201, api.evict(cluster, ns, name, api.options_body(raw, content_type), query))
+            return
+        if sub == "eviction":
+            raise errors.method_not_allowed(method)
         if method == "POST":
             if name is not None:
                 raise errors.method_not_allowed(method)
@@ -395,10 +412,14 @@ class Handler(BaseHTTPRequestHandler):
         elif name is None:
             self._json(
                 200,
-                api.delete_collection(cluster, resource, namespace, api.parse_body(raw, content_type), query),
+                api.delete_collection(
+                    cluster, resource, namespace, api.options_body(raw, content_type), query
+                ),
             )
         else:
-            self._json(200, api.delete(cluster, resource, ns, name, api.parse_body(raw, content_type), query))
+            self._json(
+                200, api.delete(cluster, resource, ns, name, api.options_body(raw, content_type), query)
+            )
 
     def _read(
         self,
@@ -417,7 +438,11 @@ class Handler(BaseHTTPRequestHandler):
                 raise errors.method_not_allowed("GET")
             self._watch(cluster, resource, namespace, name, query, accept)
             return
-        as_table = tables.wants_table(accept) and not sub and resource not in (NODE_METRICS, POD_METRICS)
+        as_table = (
+            tables.wants_table(accept)
+            and not sub
+            and resource not in (NODE_METRICS, POD_METRICS, *SERVICE_CIDRS)
+        )
         include = query.get("includeObject") or "Metadata"
         if name is None:
             items, list_meta = api.list_objects(cluster, resource, namespace, query)
@@ -435,6 +460,8 @@ class Handler(BaseHTTPRequestHandler):
                 },
             )
             return
+        if sub == "eviction":
+            raise errors.method_not_allowed("GET")
         if sub == "log":
             self._send(200, api.pod_log(cluster, ns, name, query).encode(), "text/plain")
             return

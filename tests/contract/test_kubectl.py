@@ -144,3 +144,15 @@ def test_server_side_apply_creates_then_updates(kubectl):
     )
     kubectl.run("apply", "--server-side", "-f", "-", input=deployment("ssa", replicas=3))
     assert kubectl.json("get", "deployment", "ssa")["status"]["readyReplicas"] == 3
+
+
+def test_drain_evicts_pods_which_come_back_on_other_nodes(kubectl):
+    kubectl.run("apply", "-f", "-", input=deployment("drained", replicas=3, cpu="100m"))
+    node = kubectl.json("get", "pods", "-l", "app=drained")["items"][0]["spec"]["nodeName"]
+    try:
+        result = kubectl.run("drain", node, "--ignore-daemonsets", "--timeout=20s")
+        assert f"node/{node} drained" in result.stdout
+        pods = kubectl.json("get", "pods", "-l", "app=drained")["items"]
+        assert len(pods) == 3 and node not in {p["spec"]["nodeName"] for p in pods}
+    finally:
+        kubectl.run("uncordon", node)
