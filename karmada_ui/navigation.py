@@ -11,6 +11,7 @@ NAV_ITEMS = (
     (_("Policies"), "scheduling:policies"),
     (_("Health"), "clusters:fleet"),
     (_("Alerts"), "observability:alerts"),
+    (_("Network"), "observability:network"),
 )
 
 

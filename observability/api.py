@@ -7,7 +7,7 @@ from django.http import HttpResponse
 from django.utils import timezone
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -17,6 +17,7 @@ from karmada_ui.roles import ADMIN, OPERATOR
 from observability.export import FILENAMES, FORMATS, PROMETHEUS, export_yaml
 from observability.forms import check_matchers, check_receiver, create_silence, parse_emails, silence_seconds
 from observability.models import Alert, AlertState, Delivery, Receiver, Silence
+from observability.networking import as_data, fleet_report
 
 
 def rules_download(fmt: str, namespace: str = "") -> HttpResponse:
@@ -188,3 +189,16 @@ class DeliveryViewSet(viewsets.ReadOnlyModelViewSet):
 
     serializer_class = DeliverySerializer
     queryset = Delivery.objects.select_related("receiver")
+
+
+class NetworkCheck(APIView):
+    """Pod and service CIDRs of every cluster, the overlapping pairs and what they mean for flat networking.
+
+    `?cluster=NAME` narrows it to one cluster and the overlaps that involve it."""
+
+    def get(self, request: Request) -> Response:
+        report = fleet_report()
+        name = request.query_params.get("cluster")
+        if name is not None and name not in {c.name for c in report.clusters}:
+            raise NotFound({"cluster": [f"no cluster is called {name!r}"]})
+        return Response(as_data(report, name))

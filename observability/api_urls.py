@@ -13,5 +13,6 @@ router.register("alert-deliveries", api.DeliveryViewSet, basename="observability
 
 urlpatterns = [
     path("alert-rules/", api.AlertRulesExport.as_view(), name="observability-alert-rules"),
+    path("network-check/", api.NetworkCheck.as_view(), name="observability-network-check"),
     *router.urls,
 ]

@@ -1,4 +1,4 @@
-"""Page routes of observability: /metrics, the Alerts page, silences and receivers."""
+"""Page routes of observability: /metrics, the Alerts page, silences, receivers and the network check."""
 
 from django.urls import path
 
@@ -13,4 +13,6 @@ urlpatterns = [
     path("alerts/receivers/", views.receivers, name="receivers"),
     path("alerts/receivers/<int:pk>/", views.receivers, name="receiver-edit"),
     path("alerts/receivers/<int:pk>/delete/", views.receiver_delete, name="receiver-delete"),
+    path("network/", views.network, name="network"),
+    path("network/clusters/<str:name>/", views.network_panel, name="network-panel"),
 ]

@@ -1,4 +1,4 @@
-"""Pages of observability: the Alerts page (firing, pending, resolved, silences) and the receivers."""
+"""Pages of observability: the Alerts page (alerts, silences), the receivers and the network check."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -17,6 +17,14 @@ from karmada_ui.roles import ADMIN, OPERATOR, has_role
 from observability.expr import format_duration
 from observability.forms import ReceiverForm, SilenceForm
 from observability.models import Alert, AlertState, Delivery, Receiver, Silence
+from observability.networking import (
+    cluster_verdict,
+    fleet_report,
+    kind_label,
+    overlap_consequence,
+    overlap_sentence,
+    verdict,
+)
 from observability.rules import alert_rules
 
 RECENT = timedelta(hours=24)
@@ -124,3 +132,38 @@ def receiver_delete(request: HttpRequest, pk: int) -> HttpResponse:
     receiver.delete()
     messages.success(request, _("Receiver %(name)s deleted.") % {"name": receiver.name})
     return redirect("observability:receivers")
+
+
+def _overlap_rows(overlaps) -> list[dict[str, Any]]:
+    return [
+        {
+            "overlap": o,
+            "kind_a": kind_label(o.kind_a),
+            "kind_b": kind_label(o.kind_b),
+            "sentence": overlap_sentence(o),
+            "meaning": overlap_consequence(o),
+        }
+        for o in overlaps
+    ]
+
+
+@require_GET
+def network(request: HttpRequest) -> HttpResponse:
+    report = fleet_report()
+    context = {"report": report, "verdict": verdict(report), "overlaps": _overlap_rows(report.overlaps)}
+    return render(request, "observability/network.html", context)
+
+
+@require_GET
+def network_panel(request: HttpRequest, name: str) -> HttpResponse:
+    """The network check of one cluster, as a fragment the cluster detail page includes."""
+    report = fleet_report()
+    cluster = next((c for c in report.clusters if c.name == name), None)
+    if cluster is None:
+        raise Http404(_("No cluster is called %(name)s.") % {"name": name})
+    context = {
+        "cluster": cluster,
+        "verdict": cluster_verdict(report, name),
+        "overlaps": _overlap_rows(report.for_cluster(name)),
+    }
+    return render(request, "observability/_network_panel.html", context)
