@@ -58,7 +58,7 @@ def divide(
             {
                 "method": method,
                 "replicas": seats,
-                "weights": {name: votes.get(name, 0) for name in parties},
+                "weights": {**dict.fromkeys(initial, 0), **votes},
                 "initial": {name: count for name, count in sorted(initial.items()) if count},
                 "result": result,
                 "seats": contested,
@@ -85,18 +85,20 @@ def _webster(
     descending = order.startswith("name descending")
     count = {name: initial.get(name, 0) for name in parties}
     remaining = seats
-    if not any(initial.values()) and seats > 0 and any(votes.get(name, 0) > 0 for name in parties):
+    positive = any(votes.get(name, 0) > 0 for name in parties)
+    if positive and seats > 0 and not any(initial.values()):
         remaining -= _award_clear_seats(seats, parties, votes, count)
-    heap = []
-    for rank, name in enumerate(parties):
-        weight = votes.get(name, 0)
-        tie = -rank if descending else rank
-        heap.append((-(weight / (2 * count[name] + 1)), count[name], tie, name))
+    # While any party has votes, a zero-vote party's priority (0) never wins a seat.
+    heap = [
+        (-(votes.get(name, 0) / (2 * count[name] + 1)), count[name], -rank if descending else rank, name)
+        for rank, name in enumerate(parties)
+        if not positive or votes.get(name, 0) > 0
+    ]
     heapq.heapify(heap)
     contested = []
     handed = seats - remaining
     for _ in range(remaining):
-        neg_priority, seated, tie, name = heapq.heappop(heap)
+        neg_priority, seated, tie, name = heap[0]
         handed += 1
         record: dict[str, Any] = {
             "replica": handed,
@@ -106,15 +108,16 @@ def _webster(
             "runner_up_priority": None,
             "tie_break": None,
         }
-        if heap:
-            rival_priority, rival_seated, _, rival = heap[0]
+        if len(heap) > 1:
+            # The runner-up of a binary heap's top is the better of the top's two children.
+            rival_priority, rival_seated, _, rival = min(heap[1:3])
             record["runner_up"] = rival
             record["runner_up_priority"] = -rival_priority
             if rival_priority == neg_priority:
                 record["tie_break"] = "fewer seats" if seated != rival_seated else order
         contested.append(record)
         count[name] = seated + 1
-        heapq.heappush(heap, (-(votes.get(name, 0) / (2 * seated + 3)), seated + 1, tie, name))
+        heapq.heapreplace(heap, (-(votes.get(name, 0) / (2 * seated + 3)), seated + 1, tie, name))
     return {name: count[name] for name in parties}, contested
 
 

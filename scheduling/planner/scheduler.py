@@ -131,15 +131,20 @@ def _explain_unselected(
     candidates: list[Candidate], entries: dict[str, dict[str, Any]], selection: dict[str, Any]
 ) -> None:
     chosen_regions = selection.get("chosen_regions")
+    reasons: dict[str, dict[str, Any]] = {}
     for candidate in candidates:
         entry = entries[candidate.name]
         if entry["outcome"] != "not_selected":
             continue
-        if chosen_regions is not None and candidate.region not in chosen_regions:
-            reason = Reason("SpreadConstraint", "region_not_chosen", {"region": candidate.region or "<none>"})
-        else:
-            reason = Reason("SpreadConstraint", "spread_limit", {"limit": selection.get("limit", 0)})
-        entry["reasons"] = [reason.as_dict()]
+        outside = chosen_regions is not None and candidate.region not in chosen_regions
+        key = candidate.region if outside else ""
+        if key not in reasons:
+            if key:
+                reason = Reason("SpreadConstraint", "region_not_chosen", {"region": key})
+            else:
+                reason = Reason("SpreadConstraint", "spread_limit", {"limit": selection.get("limit", 0)})
+            reasons[key] = reason.as_dict()
+        entry["reasons"] = [dict(reasons[key])]
 
 
 def _entry(name: str, outcome: str, reasons: list[dict[str, Any]]) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import SchedulerError
@@ -26,10 +26,10 @@ class Candidate:
     overflow_order: int = 0
     cluster: ClusterSnapshot | None = None
     capacity: dict[str, Any] | None = None
+    region: str = field(init=False, default="")
 
-    @property
-    def region(self) -> str:
-        return self.cluster.region if self.cluster is not None else ""
+    def __post_init__(self) -> None:
+        self.region = self.cluster.region if self.cluster is not None else ""
 
 
 def candidate_key(candidate: Candidate) -> tuple[int, int, int, str]:
