@@ -1,0 +1,378 @@
+"""Cluster pages: the list (front page), join, the health panel, the fleet tiles; htmx fragments of each."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from typing import Any
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_GET, require_POST
+
+from clusters import charts, editing, k8s
+from clusters.editing import SpecError, StaleResourceVersion
+from clusters.forms import BulkLabelsForm, JoinForm, TaintForm, label_rows
+from clusters.joining import JoinError, connection_from_kubeconfig, join_cluster, preview, unjoin_cluster
+from clusters.listing import SORTS, ListQuery, filter_clusters
+from clusters.models import Cluster, ClusterEvent
+from clusters.samples import series
+from clusters.selectors import SelectorError
+from clusters.showlabels import show_labels_table
+from clusters.summary import reasons, worst_first
+from karmada_ui.permissions import role_required
+from karmada_ui.roles import ADMIN, OPERATOR, has_role
+
+PAGE_SIZE = 50
+CHART_WINDOW = timedelta(hours=1)
+COLUMNS = (
+    ("name", gettext_lazy("Name")),
+    ("status", gettext_lazy("Status")),
+    ("version", gettext_lazy("Version")),
+    ("region", gettext_lazy("Region / zones")),
+    ("nodes", gettext_lazy("Nodes")),
+    ("cpu", gettext_lazy("CPU")),
+    ("memory", gettext_lazy("Memory")),
+)
+
+
+def _query(request: HttpRequest) -> ListQuery:
+    sort = request.GET.get("sort", "name")
+    return ListQuery(selector=request.GET.get("selector", "").strip(), sort=sort if sort in SORTS else "name")
+
+
+def _list_context(request: HttpRequest) -> dict[str, Any]:
+    query = _query(request)
+    error, ids = "", []
+    try:
+        ids = filter_clusters(query)
+    except SelectorError as exc:
+        error = _("%(m)s (at character %(p)d)") % {"m": exc.message, "p": exc.position + 1}
+    page = Paginator(ids, PAGE_SIZE).get_page(request.GET.get("page"))
+    by_id = {c.pk: c for c in Cluster.objects.filter(pk__in=list(page.object_list))}
+    now = timezone.now()
+    rows = [_row(by_id[pk], now) for pk in page.object_list if pk in by_id]
+    return {
+        "query": query,
+        "selector_error": error,
+        "rows": rows,
+        "page": page,
+        "page_query": urlencode({"selector": query.selector, "sort": query.sort}),
+        "total": Cluster.objects.count() if query.selector else len(ids),
+        "columns": _columns(query),
+        "can_edit_labels": has_role(request.user, OPERATOR),
+        "can_join": has_role(request.user, ADMIN),
+    }
+
+
+def _columns(query: ListQuery) -> list[dict[str, Any]]:
+    """Sortable column headers: clicking the sorted column again reverses it."""
+    columns = []
+    for key, label in COLUMNS:
+        active = query.sort.lstrip("-") == key
+        descending = query.sort.startswith("-")
+        target = f"-{key}" if active and not descending else key
+        columns.append(
+            {
+                "key": key,
+                "label": label,
+                "url": "?" + urlencode({"selector": query.selector, "sort": target}),
+                "sorted": ("descending" if descending else "ascending") if active else "none",
+            }
+        )
+    return columns
+
+
+def _percent(part: int, whole: int) -> int | None:
+    return round(100 * part / whole) if whole else None
+
+
+def _level(percent: int | None) -> str:
+    if percent is None:
+        return ""
+    return "err" if percent >= 90 else "warn" if percent >= 80 else ""
+
+
+def _row(cluster: Cluster, now: Any) -> dict[str, Any]:
+    cpu = _percent(cluster.cpu_allocated, cluster.cpu_allocatable)
+    memory = _percent(cluster.memory_allocated, cluster.memory_allocatable)
+    return {
+        "cluster": cluster,
+        "labels": sorted(cluster.labels.items()),
+        "reasons": reasons(cluster, now),
+        "cpu": cpu,
+        "cpu_level": _level(cpu),
+        "memory": memory,
+        "memory_level": _level(memory),
+    }
+
+
+@require_GET
+def cluster_list(request: HttpRequest) -> HttpResponse:
+    """The front page: every cluster with status, labels, capacity; filtered by a label selector."""
+    context = _list_context(request)
+    if request.htmx and request.htmx.target == "cluster-table":
+        return render(request, "clusters/_table.html", context)
+    return render(request, "clusters/list.html", context)
+
+
+@require_GET
+def export_text(request: HttpRequest) -> HttpResponse:
+    """`kubectl get clusters --show-labels` as text, for the clusters the selector matches."""
+    try:
+        ids = filter_clusters(_query(request))
+    except SelectorError as exc:
+        return HttpResponse(f"error: {exc.message}\n", status=400, content_type="text/plain; charset=utf-8")
+    clusters = sorted(Cluster.objects.filter(pk__in=ids), key=lambda c: ids.index(c.pk))
+    return HttpResponse(show_labels_table(clusters, timezone.now()), content_type="text/plain; charset=utf-8")
+
+
+@require_POST
+@role_required(OPERATOR)
+def bulk_labels(request: HttpRequest) -> HttpResponse:
+    names = request.POST.getlist("cluster")
+    form = BulkLabelsForm(request.POST)
+    back = reverse("clusters:list") + (
+        "?" + request.POST["return_query"] if request.POST.get("return_query") else ""
+    )
+    if not names:
+        messages.error(request, _("Select at least one cluster."))
+        return redirect(back)
+    if not form.is_valid():
+        messages.error(request, " ".join(e for errors in form.errors.values() for e in errors))
+        return redirect(back)
+    try:
+        editing.check_label_patch(form.cleaned_data["set_labels"], form.cleaned_data["remove_keys"])
+        for cluster in Cluster.objects.filter(name__in=names):
+            editing.patch_labels(
+                cluster.pk, form.cleaned_data["set_labels"], form.cleaned_data["remove_keys"]
+            )
+    except SpecError as exc:
+        messages.error(request, exc.message)
+        return redirect(back)
+    messages.success(request, _("Labels changed on %(n)d clusters.") % {"n": len(names)})
+    return redirect(back)
+
+
+@role_required(ADMIN)
+def join(request: HttpRequest) -> HttpResponse:
+    """Paste or upload a kubeconfig, pick a context, test the connection, join."""
+    form = JoinForm(request.POST or None, request.FILES or None)
+    contexts: list[str] = []
+    if request.method == "POST" and form.is_valid():
+        try:
+            conn = connection_from_kubeconfig(form.cleaned_data["kubeconfig"], form.cleaned_data["context"])
+            cluster, seen, _created = join_cluster(
+                form.cleaned_data["name"], conn, labels=form.cleaned_data["label_map"]
+            )
+        except JoinError as exc:
+            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+        else:
+            messages.success(
+                request,
+                _("Joined %(name)s: %(version)s, %(ready)d/%(total)d nodes Ready.")
+                % {
+                    "name": cluster.name,
+                    "version": seen.version,
+                    "ready": seen.nodes_ready,
+                    "total": seen.nodes_total,
+                },
+            )
+            return redirect("clusters:detail", name=cluster.name)
+    if form.is_bound:
+        contexts = _contexts(form.data.get("kubeconfig", ""))
+    return render(request, "clusters/join.html", {"form": form, "contexts": contexts})
+
+
+def _contexts(text: str) -> list[str]:
+    try:
+        return k8s.contexts(text) if text.strip() else []
+    except k8s.InvalidKubeconfig:
+        return []
+
+
+@require_POST
+@role_required(ADMIN)
+def join_contexts(request: HttpRequest) -> HttpResponse:
+    """The context picker for the kubeconfig being pasted (htmx fragment)."""
+    text = request.POST.get("kubeconfig", "")
+    error = ""
+    try:
+        names = k8s.contexts(text) if text.strip() else []
+        current = k8s.current_context(text) if text.strip() else None
+    except k8s.InvalidKubeconfig as exc:
+        names, current, error = [], None, exc.message
+    return render(
+        request,
+        "clusters/_contexts.html",
+        {"contexts": names, "current": request.POST.get("context") or current, "error": error},
+    )
+
+
+@require_POST
+@role_required(ADMIN)
+def join_test(request: HttpRequest) -> HttpResponse:
+    """Connect with the chosen context and show the version and nodes, saving nothing (htmx fragment)."""
+    form = JoinForm(request.POST, request.FILES or None)
+    result: dict[str, Any] = {}
+    if form.is_valid():
+        try:
+            conn = connection_from_kubeconfig(form.cleaned_data["kubeconfig"], form.cleaned_data["context"])
+            result["preview"] = preview(conn)
+            result["server"] = conn.server
+        except JoinError as exc:
+            result["error"] = exc.message
+    else:
+        result["error"] = " ".join(e for errors in form.errors.values() for e in errors)
+    return render(request, "clusters/_join_test.html", result)
+
+
+def _detail_context(request: HttpRequest, cluster: Cluster) -> dict[str, Any]:
+    now = timezone.now()
+    samples = series(cluster.pk, CHART_WINDOW, now)
+    figures = {
+        "fig-ready": charts.ready_timeline_figure(samples, now - CHART_WINDOW, now),
+        "fig-utilisation": charts.utilisation_figure(samples),
+        "fig-nodes": charts.nodes_and_pods_figure(samples),
+        "fig-latency": charts.latency_figure(samples),
+    }
+    return {
+        "cluster": cluster,
+        "reasons": reasons(cluster, now),
+        "figures": {name: json.loads(fig.to_json()) for name, fig in figures.items()},
+        "events": list(ClusterEvent.objects.filter(cluster=cluster)[:20]),
+        "api_enablements": (cluster.status or {}).get("apiEnablements") or [],
+        "can_edit_labels": has_role(request.user, OPERATOR),
+        "can_admin": has_role(request.user, ADMIN),
+        "taint_form": TaintForm(),
+        "label_rows": [{"key": k, "value": v, "error": ""} for k, v in sorted(cluster.labels.items())],
+    }
+
+
+@require_GET
+def detail(request: HttpRequest, name: str) -> HttpResponse:
+    """One cluster's health panel: conditions, charts, taints, labels, API versions, CIDRs."""
+    cluster = get_object_or_404(Cluster, name=name)
+    return render(request, "clusters/detail.html", _detail_context(request, cluster))
+
+
+@require_GET
+def panel(request: HttpRequest, name: str) -> HttpResponse:
+    """The live part of the health panel, polled by htmx."""
+    cluster = get_object_or_404(Cluster, name=name)
+    return render(request, "clusters/_panel.html", _detail_context(request, cluster))
+
+
+@require_POST
+@role_required(OPERATOR)
+def edit_labels(request: HttpRequest, name: str) -> HttpResponse:
+    """Save the label editor: the whole map, only if the cluster is still at the version shown."""
+    cluster = get_object_or_404(Cluster, name=name)
+    labels, rows = label_rows(request.POST)
+    context: dict[str, Any] = {"cluster": cluster, "label_rows": rows, "can_edit_labels": True}
+    status = 200
+    if any(row["error"] for row in rows):
+        context["labels_error"] = _("Fix the marked labels.")
+        status = 400
+    else:
+        try:
+            version = int(request.POST.get("resource_version", ""))
+        except ValueError:
+            version = -1
+        try:
+            cluster = editing.set_labels(cluster.pk, labels, version)
+        except StaleResourceVersion as exc:
+            context["labels_error"] = str(exc)
+            context["current_labels"] = exc.cluster.labels
+            status = 409
+        except SpecError as exc:
+            context["labels_error"] = exc.message
+            status = 400
+        else:
+            context.update(
+                cluster=cluster,
+                label_rows=[{"key": k, "value": v, "error": ""} for k, v in sorted(cluster.labels.items())],
+                labels_saved=True,
+            )
+    if request.htmx:
+        return render(request, "clusters/_labels.html", context, status=status)
+    if status == 200:
+        messages.success(request, _("Labels saved."))
+    else:
+        messages.error(request, context["labels_error"])
+    return redirect("clusters:detail", name=cluster.name)
+
+
+@require_GET
+@role_required(OPERATOR)
+def label_row(request: HttpRequest, name: str) -> HttpResponse:
+    return render(request, "clusters/_label_row.html", {"row": {"key": "", "value": "", "error": ""}})
+
+
+@require_POST
+@role_required(ADMIN)
+def taints(request: HttpRequest, name: str) -> HttpResponse:
+    """Add, remove, cordon, uncordon — one form posting `action`."""
+    cluster = get_object_or_404(Cluster, name=name)
+    action = request.POST.get("action", "add")
+    form = TaintForm(request.POST if action == "add" else None)
+    error = ""
+    try:
+        if action == "add":
+            if form.is_valid():
+                data = form.cleaned_data
+                cluster = editing.add_taint(cluster.pk, data["key"], data["value"], data["effect"])
+                form = TaintForm()
+        elif action == "remove":
+            cluster = editing.remove_taint(
+                cluster.pk, request.POST.get("key", ""), request.POST.get("effect") or None
+            )
+        elif action == "cordon":
+            cluster = editing.cordon(cluster.pk)
+        elif action == "uncordon":
+            cluster = editing.uncordon(cluster.pk)
+        else:
+            error = _("Unknown action.")
+    except SpecError as exc:
+        error = exc.message
+    context = {"cluster": cluster, "taint_form": form, "taint_error": error, "can_admin": True}
+    status = 400 if error or (action == "add" and form.errors) else 200
+    if request.htmx:
+        return render(request, "clusters/_taints.html", context, status=status)
+    if error:
+        messages.error(request, error)
+    return redirect("clusters:detail", name=cluster.name)
+
+
+@require_POST
+@role_required(ADMIN)
+def unjoin(request: HttpRequest, name: str) -> HttpResponse:
+    cluster = get_object_or_404(Cluster, name=name)
+    try:
+        deleted = unjoin_cluster(cluster, delete_resources=bool(request.POST.get("delete_resources")))
+    except JoinError as exc:
+        messages.error(request, exc.message)
+        return redirect("clusters:detail", name=name)
+    messages.success(
+        request, _("Unjoined %(name)s; deleted %(n)d objects there.") % {"name": name, "n": len(deleted)}
+    )
+    return redirect("clusters:list")
+
+
+@require_GET
+def fleet(request: HttpRequest) -> HttpResponse:
+    """Every cluster as a tile, worst first, with why it is unhealthy in words."""
+    now = timezone.now()
+    tiles = [{"cluster": c, "reasons": reasons(c, now)} for c in worst_first(list(Cluster.objects.all()))]
+    events = ClusterEvent.objects.select_related("cluster").exclude(ready="")[:15]
+    context = {"tiles": tiles, "events": events}
+    if request.htmx and request.htmx.target == "fleet-tiles":
+        return render(request, "clusters/_tiles.html", context)
+    return render(request, "clusters/fleet.html", context)
