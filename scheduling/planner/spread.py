@@ -15,7 +15,7 @@ WEIGHT_UNIT = 1000
 NO_NEED = -1
 
 
-@dataclass
+@dataclass(slots=True)
 class Candidate:
     """A feasible cluster with its score, capacity and overflow tier."""
 

@@ -354,3 +354,25 @@ def test_finance_example_lands_on_the_only_region_with_ssd_nodes():
     assert by_name["beijing"]["allocatable"] == 0
     assert by_name["beijing"]["reasons"][0]["code"] == "region_not_chosen"
     assert report["explain"]["selection"]["chosen_regions"] == ["cn-east"]
+
+
+def readme_table_examples() -> list[tuple[str, str]]:
+    """(command, expected output) for every ``-o table`` console example in the README."""
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("## What-if scheduling") :]
+    examples = []
+    for block in section.split("```console\n")[1:]:
+        block = block[: block.index("```")]
+        for chunk in block.split("$ ")[1:]:
+            command, _, output = chunk.partition("\n")
+            if "-o table" in command:
+                examples.append((command, output.strip("\n")))
+    return examples
+
+
+@pytest.mark.parametrize(("command", "expected"), readme_table_examples())
+def test_readme_examples_print_what_the_readme_shows(command, expected):
+    shell_command = command.replace("python manage.py", f"{sys.executable} manage.py")
+    result = subprocess.run(shell_command, shell=True, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip("\n") == expected
