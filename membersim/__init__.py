@@ -24,7 +24,8 @@ Stable embedding API (tests and the demo rely on these names)::
     sim.token("beijing")             # bearer token; sim.token("beijing", role="viewer") is read-only
     sim.ca_pem()                     # PEM of the generated CA when tls=True, else None
     sim.write_kubeconfig(path)       # one context per cluster; also writes PATH.membersim.json for `ctl`
-    sim.control("beijing", "down")   # hang every request; "up" heals (down, slow and errors)
+    sim.control("beijing", "down")   # hang every request; "up" heals (down, refuse, slow and errors)
+    sim.control("beijing", "refuse")          # connections refused (closed unanswered, with single_port)
     sim.control("beijing", "slow", 2.5)
     sim.control("beijing", "errors")          # 503 on everything ("errors", 500 for 500s)
     sim.control("beijing", "load", 2.0)       # metrics usage = requests x 2.0 (+ a small base)

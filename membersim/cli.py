@@ -12,6 +12,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
+from membersim.server import CONTROL_PREFIX
 from membersim.simulator import ACTIONS, Simulator, control_file_for
 from membersim.spec import OPTION_HELP, SpecError, parse_cluster_option
 
@@ -25,8 +26,10 @@ examples:
 
 faults (while it runs):
   python -m membersim ctl NAME ACTION [ARG] --kubeconfig PATH
-  ACTION: down | up | slow SECONDS | errors [CODE] | load FACTOR | node-notready NODE | node-ready NODE
-  down hangs every request (the connection stays open, no answer), up heals down/slow/errors,
+  ACTION: down | refuse | up | slow SECONDS | errors [CODE] | load FACTOR
+          | node-notready NODE | node-ready NODE
+  down hangs every request (the connection stays open, no answer), refuse refuses connections
+  (with --single-port: closes them unanswered), up heals down/refuse/slow/errors,
   slow delays every answer, errors answers 503 (or CODE) to everything, load scales metrics usage.
   ctl reads PATH.membersim.json, written next to the kubeconfig with the control token.
 """
@@ -159,28 +162,33 @@ def ctl(argv: list[str]) -> int:
         print(f"membersim ctl: error: {control_path} is not valid JSON: {error}", file=sys.stderr)
         return 1
     body = json.dumps({"action": options.action, "args": options.args}).encode()
-    if not url.startswith(("http://", "https://")):
-        print(f"membersim ctl: error: {control_path} has an invalid control URL {url!r}", file=sys.stderr)
+    # Every port answers the control path for every cluster; a cluster whose own port is closed
+    # ("refuse") is reached through another one.
+    prefix = f"{CONTROL_PREFIX}{options.name}"
+    urls = [url] + [u.split(CONTROL_PREFIX)[0] + prefix for u in control["clusters"].values() if u != url]
+    if not all(u.startswith(("http://", "https://")) for u in urls):
+        print(f"membersim ctl: error: {control_path} has an invalid control URL", file=sys.stderr)
         return 1
-    request = urllib.request.Request(  # noqa: S310 (scheme checked above)
-        url,
-        data=body,
-        method="POST",
-        headers={"Authorization": f"Bearer {control['token']}", "Content-Type": "application/json"},
-    )
     context = ssl.create_default_context(cadata=control["ca"]) if control.get("ca") else None
-    try:
-        with urllib.request.urlopen(request, timeout=10, context=context) as response:  # noqa: S310 (http/https URL we wrote)
-            state: dict[str, Any] = json.loads(response.read())
-    except urllib.error.HTTPError as error:
+    headers = {"Authorization": f"Bearer {control['token']}", "Content-Type": "application/json"}
+    state: dict[str, Any] | None = None
+    for candidate in dict.fromkeys(urls):
+        request = urllib.request.Request(candidate, data=body, method="POST", headers=headers)  # noqa: S310
         try:
-            message = json.loads(error.read()).get("message", error.reason)
-        except ValueError:
-            message = error.reason
-        print(f"membersim ctl: error: {message}", file=sys.stderr)
-        return 1
-    except (urllib.error.URLError, OSError) as error:
-        print(f"membersim ctl: error: cannot reach {url}: {getattr(error, 'reason', error)}", file=sys.stderr)
+            with urllib.request.urlopen(request, timeout=10, context=context) as response:  # noqa: S310
+                state = json.loads(response.read())
+                break
+        except urllib.error.HTTPError as error:
+            try:
+                message = json.loads(error.read()).get("message", error.reason)
+            except ValueError:
+                message = error.reason
+            print(f"membersim ctl: error: {message}", file=sys.stderr)
+            return 1
+        except (urllib.error.URLError, OSError) as error:
+            reason = getattr(error, "reason", error)
+    if state is None:
+        print(f"membersim ctl: error: cannot reach {url}: {reason}", file=sys.stderr)
         return 1
     print(
         f"{state['cluster']}: mode={state['mode']} delay={state['delay']}s "

@@ -24,7 +24,7 @@ NODE_NETWORK_START = int(ipaddress.IPv4Address("192.168.0.0"))
 class Fault:
     """What the cluster does to requests right now."""
 
-    mode: str = "up"  # "up", "down" (hang), "errors" (5xx)
+    mode: str = "up"  # "up", "down" (hang), "refuse" (connections refused or reset), "errors" (5xx)
     delay: float = 0.0
     error_code: int = 503
 

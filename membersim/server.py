@@ -7,6 +7,7 @@ import select
 import socket
 import socketserver
 import ssl
+import struct
 import sys
 import threading
 import time
@@ -186,6 +187,11 @@ class Handler(BaseHTTPRequestHandler):
     def _apply_faults(self, cluster: Cluster, path: str) -> bool:
         """False when the request must not be answered normally (already answered or dropped)."""
         stopping = self.server.simulator.stopping
+        if cluster.fault.mode == "refuse":
+            # One port serves several clusters here, so refuse by resetting the connection instead.
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.close_connection = True
+            return False
         if cluster.fault.mode == "down":
             self._hang(cluster)
             if stopping.is_set() or cluster.fault.mode == "down":
@@ -509,8 +515,9 @@ class Handler(BaseHTTPRequestHandler):
         store = cluster.store
         initial: list[dict[str, Any]] = []
         expired = False
+        initial_events = query.get("sendInitialEvents") == "true"
         with store.lock:
-            if start in ("", "0"):
+            if start in ("", "0") or initial_events:
                 initial = [o for o in store.list(resource, namespace) if matches(o)]
                 last = store.rv
             else:
@@ -546,6 +553,10 @@ class Handler(BaseHTTPRequestHandler):
                 return
             for obj in initial:
                 emit("ADDED", obj)
+            if initial_events and bookmarks:
+                # The watch-list protocol: a bookmark marks the end of the initial state.
+                end = {"resourceVersion": str(last), "annotations": {"k8s.io/initial-events-end": "true"}}
+                emit("BOOKMARK", {"kind": resource.kind, "apiVersion": resource.api_version, "metadata": end})
             self._stream(cluster, resource, matches, last, timeout, bookmarks, emit)
         finally:
             try:
@@ -581,6 +592,9 @@ class Handler(BaseHTTPRequestHandler):
                 return
             if cluster.fault.mode == "down":
                 self._hang(cluster)
+                self.close_connection = True
+                return
+            if cluster.fault.mode == "refuse":
                 self.close_connection = True
                 return
             if changes is None:

@@ -17,7 +17,7 @@ from membersim.cluster import Cluster
 from membersim.server import CONTROL_PREFIX, MemberServer
 from membersim.spec import ClusterSpec, SpecError
 
-ACTIONS = ("down", "up", "slow", "errors", "load", "node-notready", "node-ready")
+ACTIONS = ("down", "refuse", "up", "slow", "errors", "load", "node-notready", "node-ready")
 
 
 def control_file_for(kubeconfig: str | os.PathLike[str]) -> Path:
@@ -55,8 +55,9 @@ class Simulator:
         self.clusters: dict[str, Cluster] = {}
         self.control_token = secrets.token_urlsafe(24)
         self.stopping = threading.Event()
-        self._servers: list[MemberServer] = []
-        self._threads: list[threading.Thread] = []
+        self._servers: dict[str | None, MemberServer] = {}  # by cluster name; None for the single port
+        self._threads: dict[str | None, threading.Thread] = {}
+        self._context: Any = None
         self._endpoints: dict[str, str] = {}
         self._ca_pem: bytes | None = None
         self._started = False
@@ -66,49 +67,64 @@ class Simulator:
     def start(self) -> Simulator:
         if self._started:
             return self
+        self.stopping.clear()
         for spec in self.specs:
             self.clusters[spec.name] = Cluster(spec)
-        context = None
         if self.tls:
             from membersim.tls import make_certificates, server_context
 
             self._ca_pem, cert_pem, key_pem = make_certificates(self.host)
-            context = server_context(cert_pem, key_pem)
+            self._context = server_context(cert_pem, key_pem)
         scheme = "https" if self.tls else "http"
         display_host = f"[{self.host}]" if ":" in self.host else self.host
         try:
             if self.single_port:
-                server = MemberServer((self.host, self.port), self, None, context)
-                self._servers.append(server)
+                server = self._listen(None, self.port)
                 for name in self.clusters:
                     self._endpoints[name] = (
                         f"{scheme}://{display_host}:{server.server_address[1]}/clusters/{name}"
                     )
             else:
                 for index, name in enumerate(self.clusters):
-                    port = self.port + index if self.port else 0
-                    server = MemberServer((self.host, port), self, name, context)
-                    self._servers.append(server)
+                    server = self._listen(name, self.port + index if self.port else 0)
                     self._endpoints[name] = f"{scheme}://{display_host}:{server.server_address[1]}"
         except OSError as error:
-            for server in self._servers:
+            for server in self._servers.values():
                 server.server_close()
             self._servers.clear()
             raise OSError(
                 error.errno,
                 f"cannot listen on {self.host}:{self.port or 'ephemeral ports'}: {error.strerror}",
             ) from None
-        for server in self._servers:
-            thread = threading.Thread(
-                target=server.serve_forever,
-                kwargs={"poll_interval": 0.5},
-                name=f"membersim-{server.default or 'all'}",
-                daemon=True,
-            )
-            thread.start()
-            self._threads.append(thread)
+        for key in self._servers:
+            self._serve(key)
         self._started = True
         return self
+
+    def _listen(self, name: str | None, port: int) -> MemberServer:
+        server = MemberServer((self.host, port), self, name, self._context)
+        self._servers[name] = server
+        return server
+
+    def _serve(self, key: str | None) -> None:
+        thread = threading.Thread(
+            target=self._servers[key].serve_forever,
+            kwargs={"poll_interval": 0.5},
+            name=f"membersim-{key or 'all'}",
+            daemon=True,
+        )
+        thread.start()
+        self._threads[key] = thread
+
+    def _close(self, servers: list[MemberServer]) -> None:
+        stoppers = [threading.Thread(target=server.shutdown, daemon=True) for server in servers]
+        for stopper in stoppers:
+            stopper.start()
+        for stopper in stoppers:
+            stopper.join(5)
+        for server in servers:
+            server.close_connections()
+            server.server_close()
 
     def stop(self) -> None:
         """Stop serving; hung, slow and watching requests end promptly."""
@@ -119,15 +135,8 @@ class Simulator:
             cluster.store.close()
             with cluster.fault_changed:
                 cluster.fault_changed.notify_all()
-        stoppers = [threading.Thread(target=server.shutdown, daemon=True) for server in self._servers]
-        for stopper in stoppers:
-            stopper.start()
-        for stopper in stoppers:
-            stopper.join(5)
-        for server in self._servers:
-            server.close_connections()
-            server.server_close()
-        for thread in self._threads:
+        self._close(list(self._servers.values()))
+        for thread in self._threads.values():
             thread.join(5)
         self._servers.clear()
         self._threads.clear()
@@ -236,10 +245,18 @@ class Simulator:
         needs = {"slow": "SECONDS", "load": "FACTOR", "node-notready": "NODE", "node-ready": "NODE"}
         if action in needs and len(args) != 1:
             raise ValueError(f"{action} needs exactly one argument ({needs[action]})")
-        if action in ("down", "up") and args:
+        if action in ("down", "refuse", "up") and args:
             raise ValueError(f"{action} takes no argument")
+        if action in ("down", "up", "errors"):
+            self._reopen(name)
         if action == "down":
             cluster.fault.mode = "down"
+        elif action == "refuse":
+            cluster.fault.mode = "refuse"
+            if not self.single_port and name in self._servers:
+                # Close the cluster's listening socket: new connections are refused outright.
+                self._close([self._servers.pop(name)])
+                self._threads.pop(name).join(5)
         elif action == "up":
             cluster.fault.mode, cluster.fault.delay = "up", 0.0
         elif action == "slow":
@@ -261,6 +278,17 @@ class Simulator:
         with cluster.fault_changed:
             cluster.fault_changed.notify_all()
         return self.describe(name)
+
+    def _reopen(self, name: str) -> None:
+        """Listen again on the port a ``refuse`` closed."""
+        if self.single_port or name in self._servers or not self._started:
+            return
+        port = int(self.endpoint(name).rsplit(":", 1)[1])
+        try:
+            self._listen(name, port)
+        except OSError as error:
+            raise ValueError(f"cannot listen on {self.host}:{port} again: {error.strerror}") from None
+        self._serve(name)
 
     def describe(self, name: str) -> dict[str, Any]:
         cluster = self.cluster(name)

@@ -167,6 +167,14 @@ def test_a_watch_from_a_compacted_resource_version_gets_410_expired(cluster):
     )
 
 
+def test_send_initial_events_ends_the_initial_state_with_a_bookmark(cluster):
+    query = "watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true"
+    _code, _, raw = cluster.call("GET", f"/api/v1/nodes?{query}&timeoutSeconds=1")
+    events = [json.loads(line) for line in raw.splitlines()]
+    assert [e["type"] for e in events] == ["ADDED", "ADDED", "ADDED", "BOOKMARK"]
+    assert events[-1]["object"]["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
+
+
 def test_tables_carry_kubectl_columns_for_lists_gets_and_watches(cluster):
     _, table = cluster.json("GET", "/api/v1/nodes", accept=TABLE)
     assert table["kind"] == "Table"

@@ -256,3 +256,32 @@ def test_a_port_in_use_is_a_one_line_error(tmp_path):
         and "cannot listen" in result.stderr
         and len(result.stderr.strip().splitlines()) == 1
     )
+
+
+def test_refuse_closes_the_clusters_port_and_up_listens_again(sim):
+    sim.control("alpha", "refuse")
+    with pytest.raises(urllib.error.URLError, match="refused"):
+        get(sim.endpoint("alpha") + "/readyz", timeout=2)
+    assert get(sim.endpoint("beta") + "/readyz")[0] == 200
+    sim.control("alpha", "up")
+    assert get(sim.endpoint("alpha") + "/readyz") == (200, b"ok")
+
+
+def test_refuse_on_a_shared_port_drops_that_clusters_connections_unanswered():
+    with Simulator(
+        [ClusterSpec(name="one", nodes=1), ClusterSpec(name="two", nodes=1)], single_port=True
+    ) as simulator:
+        simulator.control("one", "refuse")
+        with pytest.raises((urllib.error.URLError, ConnectionError)):
+            get(simulator.endpoint("one") + "/readyz", timeout=2)
+        assert get(simulator.endpoint("two") + "/readyz")[0] == 200
+
+
+def test_ctl_reaches_a_refused_cluster_through_another_port(tmp_path):
+    with Simulator([ClusterSpec(name="near", nodes=1), ClusterSpec(name="far", nodes=1)]) as simulator:
+        kubeconfig = simulator.write_kubeconfig(tmp_path / "kubeconfig")
+        assert "mode=refuse" in run_cli("ctl", "near", "refuse", "--kubeconfig", str(kubeconfig)).stdout
+        with pytest.raises(urllib.error.URLError):
+            get(simulator.endpoint("near") + "/readyz", timeout=2)
+        assert "mode=up" in run_cli("ctl", "near", "up", "--kubeconfig", str(kubeconfig)).stdout
+        assert get(simulator.endpoint("near") + "/readyz")[0] == 200
