@@ -56,6 +56,23 @@ def health_beat_schedule() -> dict:
 app.conf.beat_schedule.update(health_beat_schedule())
 
 
+def _scheduling_schedule() -> dict:
+    """The level-triggered reconcile of scheduling/: re-drives whatever a lost task or dead worker missed."""
+    from django.conf import settings
+
+    interval = settings.SCHEDULING_RECONCILE_INTERVAL
+    return {
+        "scheduling.reconcile": {
+            "task": "scheduling.tasks.reconcile",
+            "schedule": interval,
+            "options": {"expires": interval},
+        }
+    }
+
+
+app.conf.beat_schedule.update(_scheduling_schedule())
+
+
 def prepare_folder_broker() -> None:
     """Create the folders of the local folder broker; the transport expects them to exist."""
     from django.conf import settings

@@ -192,6 +192,9 @@ HEALTH_SUCCESS_THRESHOLD = env_float("HEALTH_SUCCESS_THRESHOLD", 5.0, minimum=0.
 HEALTH_UNKNOWN_AFTER = env_float("HEALTH_UNKNOWN_AFTER", 40.0, minimum=1.0)
 FLEET_SUMMARY_PROVIDER = "clusters.summary.fleet_summary"
 
+# Scheduling and propagation: seconds between reconcile passes (detection, triggers, drift, status).
+SCHEDULING_RECONCILE_INTERVAL = env_float("SCHEDULING_RECONCILE_INTERVAL", 10.0, minimum=1.0)
+
 # Cluster credentials are encrypted at rest with this key (see clusters/credentials).
 # Several comma-separated keys rotate: the first encrypts, every one decrypts.
 KARMADA_UI_ENCRYPTION_KEY = env_str("KARMADA_UI_ENCRYPTION_KEY")

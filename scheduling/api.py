@@ -1,20 +1,25 @@
-"""REST API of scheduling: apply and export YAML."""
+"""REST API of scheduling: YAML in and out, workloads and their chain, policies, audit, rebalance, preview."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
+from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.parsers import BaseParser, JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from karmada_ui.models import AuditEntry
+from karmada_ui.roles import VIEWER
+from scheduling import previews, services, summaries
 from scheduling.documents import DocumentError
-from scheduling.exporting import export_documents, to_yaml
-from scheduling.services import apply_yaml
+from scheduling.exporting import binding_document, export_documents, propagation_policy_document, to_yaml
+from scheduling.models import PropagationPolicy, ResourceBinding, ResourceTemplate
 
 
 class YAMLTextParser(BaseParser):
@@ -53,7 +58,7 @@ class ApplyView(APIView):
                 status=status.HTTP_400_BAD_REQUEST,
             )
         try:
-            result = apply_yaml(text, user=request.user)
+            result = services.apply_yaml(text, user=request.user)
         except DocumentError as exc:
             return Response(exc.as_dict(), status=status.HTTP_400_BAD_REQUEST)
         return Response({"objects": [obj.as_dict() for obj in result.objects]})
@@ -65,3 +70,143 @@ class ExportView(APIView):
     @extend_schema(responses={(200, "application/yaml"): {"type": "string"}})
     def get(self, request: Request) -> HttpResponse:
         return HttpResponse(to_yaml(export_documents()), content_type="application/yaml; charset=utf-8")
+
+
+def _paginate(view: APIView, request: Request, items: Any, convert: Any) -> Response:
+    paginator = LimitOffsetPagination()
+    page = paginator.paginate_queryset(items, request, view=view)
+    return paginator.get_paginated_response([convert(item) for item in page])
+
+
+def _workload_detail(template: ResourceTemplate) -> dict[str, Any]:
+    chain = summaries.workload_chain(template)
+    binding = chain["binding"]
+    row = summaries.WorkloadRow(template, binding, chain["clusters"]).as_dict()
+    row.update(
+        {
+            "why": chain["why"],
+            "strategy": chain["strategy"],
+            "bindingDocument": binding_document(binding) if binding else None,
+            "works": [
+                {
+                    "cluster": w.cluster_name,
+                    "namespace": w.namespace,
+                    "name": w.name,
+                    "applied": w.in_sync,
+                    "reason": w.applied_reason,
+                    "message": w.applied_message,
+                    "desiredHash": w.desired_hash,
+                    "appliedHash": w.applied_hash,
+                    "deleting": w.deleting,
+                    "suspended": w.suspended,
+                    "health": w.health,
+                    "status": w.status,
+                    "appliedOverrides": w.applied_overrides,
+                }
+                for w in chain["works"]
+            ],
+            "events": [summaries.event_dict(e) for e in chain["binding_events"] + chain["template_events"]],
+        }
+    )
+    return row
+
+
+class WorkloadListView(APIView):
+    """Every resource template with its policy and replicas per cluster (desired / ready)."""
+
+    def get(self, request: Request) -> Response:
+        templates = summaries.filter_workloads(
+            summaries.templates_with_bindings(), request.query_params.get("q", "")
+        )
+        rows = summaries.workload_rows(templates.order_by("namespace", "name", "kind"))
+        return _paginate(self, request, rows, lambda row: row.as_dict())
+
+
+class WorkloadDetailView(APIView):
+    """The chain of one workload: template, policy and why, binding, works, member status, events."""
+
+    def get(self, request: Request, pk: int) -> Response:
+        template = get_object_or_404(ResourceTemplate.objects.select_related("policy"), pk=pk)
+        return Response(_workload_detail(template))
+
+
+class WorkloadRebalanceView(APIView):
+    """Fresh reschedule of one workload (WorkloadRebalancer semantics); operator role."""
+
+    def post(self, request: Request, pk: int) -> Response:
+        binding = get_object_or_404(ResourceBinding.objects.select_related("template"), template_id=pk)
+        return Response({"rebalanced": services.rebalance([binding], user=request.user)}, status=202)
+
+
+class PolicyListView(APIView):
+    """Propagation policies with the workloads each claims."""
+
+    def get(self, request: Request) -> Response:
+        rows = PropagationPolicy.objects.prefetch_related("templates").order_by("kind", "namespace", "name")
+        return _paginate(self, request, rows, _policy_dict)
+
+
+class PolicyDetailView(APIView):
+    def get(self, request: Request, pk: int) -> Response:
+        return Response(_policy_dict(get_object_or_404(PropagationPolicy, pk=pk)))
+
+
+class PolicyRebalanceView(APIView):
+    """Fresh reschedule of every workload a policy claims; operator role."""
+
+    def post(self, request: Request, pk: int) -> Response:
+        policy = get_object_or_404(PropagationPolicy, pk=pk)
+        return Response({"rebalanced": services.rebalance_policy(policy, user=request.user)}, status=202)
+
+
+def _policy_dict(policy: PropagationPolicy) -> dict[str, Any]:
+    return {
+        "id": policy.pk,
+        "document": propagation_policy_document(policy),
+        "workloads": [
+            {"id": t.pk, "kind": t.kind, "namespace": t.namespace, "name": t.name}
+            for t in policy.templates.all()
+        ],
+    }
+
+
+class AuditListView(APIView):
+    """The audit log, newest first: who, when, what, and the placement delta."""
+
+    def get(self, request: Request) -> Response:
+        entries = AuditEntry.objects.order_by("-created_at", "-id")
+        return _paginate(
+            self,
+            request,
+            entries,
+            lambda e: {
+                "at": e.created_at,
+                "user": e.username,
+                "action": e.action,
+                "object": {"kind": e.object_kind, "namespace": e.object_namespace, "name": e.object_name},
+                "summary": e.summary,
+                "placementDelta": e.placement_delta,
+            },
+        )
+
+
+class PreviewView(APIView):
+    """What a policy would do to a workload, without saving anything: the planner's plan and its reasons.
+
+    Body: {"policy": <PropagationPolicy YAML text or object>, "workload": <template id>} (viewer role).
+    """
+
+    write_role = VIEWER
+
+    def post(self, request: Request) -> Response:
+        data = request.data if isinstance(request.data, dict) else {}
+        template = ResourceTemplate.objects.filter(pk=data.get("workload")).first()
+        if template is None:
+            return Response(
+                {"field": "workload", "reason": "must be the id of a resource template"}, status=400
+            )
+        try:
+            result = previews.preview(data.get("policy"), template)
+        except previews.PreviewError as exc:
+            return Response({"field": exc.field, "reason": exc.reason}, status=400)
+        return Response(result)

@@ -1,14 +1,15 @@
-"""YAML out: policies, resource templates and bindings as Karmada writes them."""
+"""YAML out: clusters, policies, resource templates and bindings as Karmada writes them."""
 
 from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 import yaml
 
+from clusters.models import Cluster
 from scheduling import names
 from scheduling.documents import POLICY_API
 from scheduling.models import (
@@ -20,11 +21,9 @@ from scheduling.models import (
     ResourceBinding,
     ResourceTemplate,
 )
+from scheduling.snapshots import cluster_document
 
 BINDING_API = "work.karmada.io/v1alpha2"
-
-# Other apps add their own Karmada objects (clusters) to the export through this list of callables.
-EXTRA_EXPORTERS: list[Callable[[], Iterable[dict[str, Any]]]] = []
 
 
 def _metadata(
@@ -153,9 +152,7 @@ def _time(value: Any) -> str:
 
 def export_documents() -> list[dict[str, Any]]:
     """Every object the control plane holds, policies first, in a stable order."""
-    documents: list[dict[str, Any]] = []
-    for exporter in EXTRA_EXPORTERS:
-        documents.extend(exporter())
+    documents = [cluster_document(c) for c in Cluster.objects.order_by("name")]
     documents += [taint_policy_document(p) for p in ClusterTaintPolicy.objects.all()]
     documents += [
         propagation_policy_document(p)

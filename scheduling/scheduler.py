@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from clusters.models import Cluster
+from karmada_ui import audit
 from scheduling import events
 from scheduling.interpreter import requirements_from_json
 from scheduling.models import ResourceBinding
@@ -164,3 +165,14 @@ def _record(
         events.record(binding, "Normal", "ScheduleBindingSucceed", _summary(result), data)
     else:
         events.record(binding, "Warning", "ScheduleBindingFailed", _summary(result), data)
+    if before != after:
+        audit.record(
+            None,
+            "schedule",
+            binding.template.kind,
+            binding.template.name,
+            namespace=binding.namespace,
+            summary=f"{trigger}: {_summary(result)}",
+            before=before,
+            after=after,
+        )

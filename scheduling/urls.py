@@ -1,8 +1,17 @@
 """Page routes of scheduling."""
 
+from django.urls import include, path
+
+from scheduling import views
+
 app_name = "scheduling"
-urlpatterns: list = []
-
-from django.urls import include, path  # noqa: E402
-
-urlpatterns += [path("", include("scheduling.editor.urls"))]
+urlpatterns = [
+    path("workloads/", views.workloads, name="workloads"),
+    path("workloads/<int:pk>/", views.workload, name="workload"),
+    path("workloads/<int:pk>/rebalance/", views.workload_rebalance, name="workload-rebalance"),
+    path("policies/", views.policies, name="policies"),
+    path("policies/<int:pk>/", views.policy, name="policy"),
+    path("policies/<int:pk>/rebalance/", views.policy_rebalance, name="policy-rebalance"),
+    path("audit/", views.audit_log, name="audit"),
+    path("", include("scheduling.editor.urls")),
+]

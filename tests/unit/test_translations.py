@@ -18,8 +18,11 @@ def read_po(path: Path) -> list[dict]:
         elif line.startswith("msgid "):
             current = {**(current or {}), "msgid": ast.literal_eval(line[6:]), "msgstr": ""}
             field = "msgid"
-        elif line.startswith("msgstr ") and current is not None:
-            current["msgstr"] = ast.literal_eval(line[7:])
+        elif line.startswith("msgid_plural ") and current is not None:
+            current["plural"] = ast.literal_eval(line[13:])
+            field = "plural"
+        elif line.startswith(("msgstr ", "msgstr[0] ")) and current is not None:
+            current["msgstr"] = ast.literal_eval(line.split(" ", 1)[1])
             field = "msgstr"
         elif line.startswith('"') and current is not None and field:
             current[field] += ast.literal_eval(line)
@@ -37,5 +40,11 @@ def test_every_message_has_a_chinese_translation_and_none_is_fuzzy():
 
 def test_the_compiled_catalogue_is_up_to_date():
     catalogue = gettext.GNUTranslations(MO.open("rb"))
-    stale = [e["msgid"] for e in read_po(PO) if catalogue.gettext(e["msgid"]) != e["msgstr"]]
+
+    def compiled(entry: dict) -> str:
+        if "plural" in entry:
+            return catalogue.ngettext(entry["msgid"], entry["plural"], 1)
+        return catalogue.gettext(entry["msgid"])
+
+    stale = [e["msgid"] for e in read_po(PO) if compiled(e) != e["msgstr"]]
     assert stale == [], "run `python manage.py compilemessages`"

@@ -1,0 +1,238 @@
+"""Read models for pages and the API: workload rows, the template→policy→binding→works chain, policies."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+from django.db.models import Prefetch, QuerySet
+
+from scheduling import events
+from scheduling.detector import candidate
+from scheduling.exporting import binding_document, propagation_policy_document, template_document
+from scheduling.interpreter import workload_of
+from scheduling.models import Event, PropagationPolicy, ResourceBinding, ResourceTemplate, Work
+from scheduling.planner import InputError, Placement
+
+MATCH_WORDS = {3: "name", 2: "labelSelector", 1: "kind"}
+
+
+@dataclass
+class ClusterReplicas:
+    """One target cluster of a workload: replicas wanted, ready, the member's health and apply state."""
+
+    cluster: str
+    desired: int | None
+    ready: int | None
+    health: str
+    applied: bool
+    message: str = ""
+
+
+@dataclass
+class WorkloadRow:
+    template: ResourceTemplate
+    binding: ResourceBinding | None
+    clusters: list[ClusterReplicas] = field(default_factory=list)
+
+    @property
+    def policy(self) -> PropagationPolicy | None:
+        return self.template.policy
+
+    @property
+    def desired(self) -> int:
+        return sum(c.desired or 0 for c in self.clusters)
+
+    @property
+    def ready(self) -> int:
+        return sum(c.ready or 0 for c in self.clusters)
+
+    @property
+    def scheduled(self) -> dict[str, Any] | None:
+        return self.binding.condition("Scheduled") if self.binding else None
+
+    def as_dict(self) -> dict[str, Any]:
+        t = self.template
+        return {
+            "id": t.pk,
+            "apiVersion": t.api_version,
+            "kind": t.kind,
+            "namespace": t.namespace,
+            "name": t.name,
+            "uid": str(t.uid),
+            "policy": None
+            if t.policy is None
+            else {"kind": t.policy.kind, "namespace": t.policy.namespace, "name": t.policy.name},
+            "binding": None
+            if self.binding is None
+            else {"kind": self.binding.kind, "name": self.binding.name},
+            "replicas": self.binding.replicas if self.binding else 0,
+            "scheduled": self.scheduled,
+            "clusters": [c.__dict__ for c in self.clusters],
+        }
+
+
+def cluster_replicas(binding: ResourceBinding) -> list[ClusterReplicas]:
+    """Per target cluster: desired from spec.clusters, ready and health from the works' collected status."""
+    works = {w.cluster_name: w for w in binding.works.all()}
+    rows = []
+    for target in binding.clusters:
+        work = works.get(target["name"])
+        status = work.status if work else {}
+        ready = status.get("readyReplicas") if status else None
+        desired = target.get("replicas") if binding.replicas else None
+        rows.append(
+            ClusterReplicas(
+                cluster=target["name"],
+                desired=desired,
+                ready=ready,
+                health=work.health if work else "Unknown",
+                applied=bool(work and work.in_sync),
+                message=work.applied_message if work and not work.in_sync else "",
+            )
+        )
+    return rows
+
+
+def templates_with_bindings() -> QuerySet[ResourceTemplate]:
+    bindings = ResourceBinding.objects.prefetch_related(Prefetch("works", queryset=Work.objects.all()))
+    return (
+        ResourceTemplate.objects.filter(deleting_since__isnull=True)
+        .select_related("policy")
+        .prefetch_related(Prefetch("binding", queryset=bindings))
+    )
+
+
+def workload_rows(templates: QuerySet[ResourceTemplate] | list[ResourceTemplate]) -> list[WorkloadRow]:
+    rows = []
+    for template in templates:
+        binding = getattr(template, "binding", None) if _has_binding(template) else None
+        rows.append(WorkloadRow(template, binding, cluster_replicas(binding) if binding else []))
+    return rows
+
+
+def _has_binding(template: ResourceTemplate) -> bool:
+    try:
+        template.binding  # noqa: B018 - a missing one-to-one raises
+    except ResourceBinding.DoesNotExist:
+        return False
+    return True
+
+
+def filter_workloads(queryset: QuerySet[ResourceTemplate], text: str) -> QuerySet[ResourceTemplate]:
+    """`nginx`, `kind=Deployment`, `namespace=shop`, `policy=name`: every term must hold."""
+    for term in text.split():
+        key, sep, value = term.partition("=")
+        if not sep:
+            queryset = queryset.filter(name__icontains=term)
+        elif key == "kind":
+            queryset = queryset.filter(kind__iexact=value)
+        elif key == "namespace":
+            queryset = queryset.filter(namespace=value)
+        elif key == "policy":
+            queryset = queryset.filter(policy__name=value)
+        else:
+            queryset = queryset.filter(name__icontains=term)
+    return queryset
+
+
+# ------------------------------------------------------------------------------------- the chain
+
+
+def why_policy(template: ResourceTemplate) -> dict[str, Any] | None:
+    """Why the template's policy holds it: its priority, the selector that matched, and the rivals it beat."""
+    policy = template.policy
+    if policy is None:
+        return None
+    try:
+        workload = workload_of(template)
+    except InputError:
+        return None
+    rivals = []
+    matched_by = ""
+    for row in PropagationPolicy.objects.all():
+        if row.kind == "PropagationPolicy" and row.namespace != template.namespace:
+            continue
+        try:
+            match = max((s.priority(workload) for s in candidate(row).policy.selectors), default=0)
+        except InputError:
+            continue
+        if not match:
+            continue
+        if row.pk == policy.pk:
+            matched_by = MATCH_WORDS[match]
+        else:
+            rivals.append(
+                {
+                    "kind": row.kind,
+                    "namespace": row.namespace,
+                    "name": row.name,
+                    "priority": row.priority,
+                    "match": MATCH_WORDS[match],
+                }
+            )
+    return {
+        "priority": policy.priority,
+        "preemption": policy.preemption,
+        "matched_by": matched_by,
+        "rivals": rivals,
+    }
+
+
+def member_objects(binding: ResourceBinding) -> list[dict[str, Any]]:
+    """What each target's member copy reports, from the last collected status."""
+    return [
+        {
+            "cluster": w.cluster_name,
+            "health": w.health,
+            "status": w.status,
+            "status_at": w.status_at,
+            "applied": w.in_sync,
+            "deleting": w.deleting,
+            "suspended": w.suspended,
+        }
+        for w in binding.works.all()
+    ]
+
+
+def workload_chain(template: ResourceTemplate) -> dict[str, Any]:
+    """Everything the workload page shows, from the template down to the member objects."""
+    binding = ResourceBinding.objects.filter(template=template).prefetch_related("works").first()
+    strategy = None
+    if binding is not None:
+        try:
+            strategy = Placement.from_dict(binding.placement).strategy
+        except InputError:
+            strategy = None
+    chain: dict[str, Any] = {
+        "template": template,
+        "template_yaml": yaml.safe_dump(template_document(template), sort_keys=False),
+        "policy": template.policy,
+        "why": why_policy(template),
+        "binding": binding,
+        "strategy": strategy,
+        "binding_yaml": yaml.safe_dump(binding_document(binding), sort_keys=False) if binding else "",
+        "clusters": cluster_replicas(binding) if binding else [],
+        "works": list(binding.works.all()) if binding else [],
+        "members": member_objects(binding) if binding else [],
+        "template_events": list(events.for_object(template)[:20]),
+        "binding_events": list(events.for_object(binding)[:20]) if binding else [],
+    }
+    return chain
+
+
+def event_dict(event: Event) -> dict[str, Any]:
+    return {
+        "type": event.type,
+        "reason": event.reason,
+        "message": event.message,
+        "object": {"kind": event.object_kind, "namespace": event.object_namespace, "name": event.object_name},
+        "created_at": event.created_at,
+        "sentences": event.data.get("sentences", []),
+        "data": event.data,
+    }
+
+
+def policy_yaml(policy: PropagationPolicy) -> str:
+    return yaml.safe_dump(propagation_policy_document(policy), sort_keys=False)
