@@ -36,14 +36,15 @@ def filter_affinity(
     cluster: ClusterSnapshot, placement: Placement, binding: Binding, observed: str
 ) -> Reason | None:
     """ClusterAffinity, or the observed clusterAffinities term (plus its overflow groups for workloads)."""
-    if placement.cluster_affinity is not None:
-        return placement.cluster_affinity.mismatch(cluster)
+    affinity = placement.cluster_affinity
+    if affinity is not None:
+        return None if affinity.matches(cluster) else affinity.mismatch(cluster)
     term = placement.term(observed) if placement.cluster_affinities is not None else None
     if term is None:
         return None
-    reason = term.affinity.mismatch(cluster)
-    if reason is None:
+    if term.affinity.matches(cluster):
         return None
+    reason = term.affinity.mismatch(cluster)
     if binding.is_workload and any(overflow.affinity.matches(cluster) for overflow in term.overflow or ()):
         return None
     return reason

@@ -153,7 +153,10 @@ class LabelSelector:
         for key, value in self.match_labels:
             if labels.get(key) != value:
                 return False
-        return all(requirement.matches(labels) for requirement in self.match_expressions)
+        for requirement in self.match_expressions:
+            if not requirement.matches(labels):
+                return False
+        return True
 
     @classmethod
     def from_dict(cls, data: Any, path: str) -> LabelSelector | None:
