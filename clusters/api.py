@@ -13,21 +13,26 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from clusters import editing
+from clusters.conventions import lint_clusters, lint_selector, load_rules
 from clusters.editing import SpecError, StaleResourceVersion
 from clusters.joining import JoinError, connection_from_kubeconfig, join_cluster, unjoin_cluster
 from clusters.listing import SORTS, ListQuery, filter_clusters
-from clusters.models import Cluster
+from clusters.models import Cluster, LabelConvention
 from clusters.selectors import SelectorError
 from clusters.serializers import (
     BulkLabelsSerializer,
     ClusterSerializer,
+    ConventionSerializer,
+    FindingSerializer,
     JoinSerializer,
     LabelsPatchSerializer,
     LabelsReplaceSerializer,
+    SelectorFindingSerializer,
+    SelectorLintRequest,
     TaintSerializer,
     field_error,
 )
-from karmada_ui.roles import ADMIN, OPERATOR
+from karmada_ui.roles import ADMIN, OPERATOR, VIEWER
 
 OPERATOR_ACTIONS = {"labels", "bulk_labels"}
 
@@ -210,6 +215,13 @@ class ClusterViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
             return conflict(exc)
         return Response(ClusterSerializer(cluster).data)
 
+    @extend_schema(responses={200: FindingSerializer(many=True)})
+    @action(detail=True, methods=["get"])
+    def lint(self, request: Request, name: str) -> Response:
+        """This cluster's label-convention findings, each with its fix when the fix is unambiguous."""
+        cluster = get_object_or_404(Cluster, name=name)
+        return Response([f.as_dict() for f in lint_clusters([cluster])[cluster.name]])
+
     @extend_schema(request=None, responses={200: ClusterSerializer})
     @action(detail=True, methods=["post"])
     def cordon(self, request: Request, name: str) -> Response:
@@ -222,3 +234,38 @@ class ClusterViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
     def uncordon(self, request: Request, name: str) -> Response:
         cluster = get_object_or_404(Cluster, name=name)
         return Response(ClusterSerializer(editing.uncordon(cluster.pk)).data)
+
+
+class ConventionViewSet(viewsets.ModelViewSet):
+    """Label conventions: viewers read; operators add, change and delete rules."""
+
+    serializer_class = ConventionSerializer
+    queryset = LabelConvention.objects.all()
+    write_role = OPERATOR
+
+
+class LintViewSet(viewsets.ViewSet):
+    """Lint of every cluster's labels against the conventions, and of a selector against the fleet."""
+
+    write_role = VIEWER  # linting a selector changes nothing
+
+    @extend_schema(responses={200: FindingSerializer(many=True)}, parameters=[SELECTOR_PARAM])
+    def list(self, request: Request) -> Response:
+        """Findings for every cluster (or those the selector matches)."""
+        try:
+            ids = filter_clusters(ListQuery(selector=request.query_params.get("selector", "")))
+        except SelectorError as exc:
+            return Response(field_error("selector", exc.message), status=400)
+        findings = lint_clusters(Cluster.objects.filter(pk__in=ids))
+        return Response([f.as_dict() for name in sorted(findings) for f in findings[name]])
+
+    @extend_schema(request=SelectorLintRequest, responses={200: SelectorFindingSerializer(many=True)})
+    @action(detail=False, methods=["post"])
+    def selector(self, request: Request) -> Response:
+        """Would this selector match no cluster, every cluster, or use a key no cluster has?"""
+        serializer = SelectorLintRequest(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        value = serializer.validated_data["selector"]
+        if not isinstance(value, str | dict) and value is not None:
+            return Response(field_error("selector", "give the text form or a LabelSelector map"), status=400)
+        return Response(lint_selector(value, Cluster.objects.only("name", "labels"), load_rules()))

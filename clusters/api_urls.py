@@ -6,5 +6,7 @@ from clusters import api
 
 router = SimpleRouter()
 router.register("clusters", api.ClusterViewSet, basename="cluster")
+router.register("conventions", api.ConventionViewSet, basename="convention")
+router.register("lint", api.LintViewSet, basename="lint")
 
 urlpatterns = router.urls

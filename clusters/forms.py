@@ -112,3 +112,36 @@ class TaintForm(forms.Form):
         if value_error(value):
             raise forms.ValidationError(str(value_error(value)))
         return value
+
+
+def _split(text: str) -> list[str]:
+    return [part.strip() for part in (text or "").replace("\n", ",").split(",") if part.strip()]
+
+
+class ConventionForm(forms.Form):
+    """One row of the conventions table; list fields are comma-separated text."""
+
+    key = forms.CharField(label=gettext_lazy("Key"), max_length=317)
+    description = forms.CharField(label=gettext_lazy("Meaning"), max_length=300, required=False)
+    required = forms.BooleanField(label=gettext_lazy("Required"), required=False)
+    allowed_values = forms.CharField(label=gettext_lazy("Allowed values"), required=False)
+    pattern = forms.CharField(label=gettext_lazy("Pattern"), max_length=200, required=False)
+    example = forms.CharField(label=gettext_lazy("Example"), max_length=63, required=False)
+    aliases = forms.CharField(label=gettext_lazy("Aliases"), required=False)
+
+    def clean(self) -> dict[str, Any]:
+        from clusters.conventions import convention_errors
+
+        data = super().clean()
+        data["allowed_values"] = _split(data.get("allowed_values", ""))
+        data["aliases"] = _split(data.get("aliases", ""))
+        for name, errors in convention_errors(
+            data.get("key", ""),
+            data["allowed_values"],
+            data.get("pattern", ""),
+            data["aliases"],
+            data.get("example", ""),
+        ).items():
+            for error in errors:
+                self.add_error(name, error)
+        return data

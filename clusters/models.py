@@ -198,3 +198,31 @@ class ClusterEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.reason}: {self.message}"
+
+
+class LabelConvention(models.Model):
+    """A rule for one label key: what it means, whether every cluster needs it, which values are allowed."""
+
+    key = models.CharField(_("key"), max_length=317, unique=True)
+    description = models.CharField(_("description"), max_length=300, blank=True)
+    required = models.BooleanField(_("required"), default=False)
+    allowed_values = models.JSONField(_("allowed values"), default=list, blank=True)
+    pattern = models.CharField(_("pattern"), max_length=200, blank=True, help_text=_("a regular expression"))
+    example = models.CharField(_("example"), max_length=63, blank=True)
+    aliases = models.JSONField(
+        _("aliases"), default=list, blank=True, help_text=_("other keys that mean the same thing")
+    )
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["key"]
+
+    def __str__(self) -> str:
+        return self.key
+
+    def clean(self) -> None:
+        from clusters.conventions import convention_errors
+
+        errors = convention_errors(self.key, self.allowed_values, self.pattern, self.aliases, self.example)
+        if errors:
+            raise ValidationError(errors)

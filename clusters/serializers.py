@@ -113,3 +113,65 @@ class TaintSerializer(serializers.Serializer):
 
 def field_error(field: str, message: str) -> dict[str, Any]:
     return {field: [message]}
+
+
+class ConventionSerializer(serializers.ModelSerializer):
+    class Meta:
+        from clusters.models import LabelConvention
+
+        model = LabelConvention
+        fields = [
+            "id",
+            "key",
+            "description",
+            "required",
+            "allowed_values",
+            "pattern",
+            "example",
+            "aliases",
+            "updated",
+        ]
+        read_only_fields = ["id", "updated"]
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        from clusters.conventions import convention_errors
+
+        merged = {
+            name: attrs.get(name, getattr(self.instance, name, default) if self.instance else default)
+            for name, default in (
+                ("key", ""),
+                ("allowed_values", []),
+                ("pattern", ""),
+                ("aliases", []),
+                ("example", ""),
+            )
+        }
+        errors = convention_errors(
+            merged["key"], merged["allowed_values"], merged["pattern"], merged["aliases"], merged["example"]
+        )
+        if errors:
+            raise serializers.ValidationError(errors)
+        return attrs
+
+
+class FindingSerializer(serializers.Serializer):
+    cluster = serializers.CharField()
+    severity = serializers.ChoiceField(choices=["error", "warning"])
+    code = serializers.CharField(help_text="missing, value, form or duplicate")
+    key = serializers.CharField()
+    message = serializers.CharField()
+    fix = serializers.DictField(
+        allow_null=True, help_text="labels to set and keys to remove, when unambiguous"
+    )
+
+
+class SelectorLintRequest(serializers.Serializer):
+    selector = serializers.JSONField(help_text="text form (env=prod,tier in (a,b)) or a LabelSelector map")
+
+
+class SelectorFindingSerializer(serializers.Serializer):
+    severity = serializers.CharField()
+    code = serializers.CharField(help_text="syntax, unknown-key, unknown-value, matches-none or matches-all")
+    key = serializers.CharField()
+    message = serializers.CharField()
+    suggestion = serializers.CharField()

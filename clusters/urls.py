@@ -20,3 +20,8 @@ urlpatterns = [
     path("c/<str:name>/taints/", views.taints, name="taints"),
     path("c/<str:name>/unjoin/", views.unjoin, name="unjoin"),
 ]
+urlpatterns += [
+    path("conventions/", views.conventions, name="conventions"),
+    path("conventions/save/", views.convention_save, name="convention_save"),
+    path("conventions/fix/", views.lint_fix, name="lint_fix"),
+]

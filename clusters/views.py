@@ -18,11 +18,12 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from clusters import charts, editing, k8s
+from clusters.conventions import lint_clusters, load_rules, rule_of
 from clusters.editing import SpecError, StaleResourceVersion
-from clusters.forms import BulkLabelsForm, JoinForm, TaintForm, label_rows
+from clusters.forms import BulkLabelsForm, ConventionForm, JoinForm, TaintForm, label_rows
 from clusters.joining import JoinError, connection_from_kubeconfig, join_cluster, preview, unjoin_cluster
 from clusters.listing import SORTS, ListQuery, filter_clusters
-from clusters.models import Cluster, ClusterEvent
+from clusters.models import Cluster, ClusterEvent, LabelConvention
 from clusters.samples import series
 from clusters.selectors import SelectorError
 from clusters.showlabels import show_labels_table
@@ -58,7 +59,8 @@ def _list_context(request: HttpRequest) -> dict[str, Any]:
     page = Paginator(ids, PAGE_SIZE).get_page(request.GET.get("page"))
     by_id = {c.pk: c for c in Cluster.objects.filter(pk__in=list(page.object_list))}
     now = timezone.now()
-    rows = [_row(by_id[pk], now) for pk in page.object_list if pk in by_id]
+    rules = load_rules()
+    rows = [_row(by_id[pk], now, rules) for pk in page.object_list if pk in by_id]
     return {
         "query": query,
         "selector_error": error,
@@ -100,7 +102,7 @@ def _level(percent: int | None) -> str:
     return "err" if percent >= 90 else "warn" if percent >= 80 else ""
 
 
-def _row(cluster: Cluster, now: Any) -> dict[str, Any]:
+def _row(cluster: Cluster, now: Any, rules: dict[str, Any]) -> dict[str, Any]:
     cpu = _percent(cluster.cpu_allocated, cluster.cpu_allocatable)
     memory = _percent(cluster.memory_allocated, cluster.memory_allocatable)
     return {
@@ -111,6 +113,7 @@ def _row(cluster: Cluster, now: Any) -> dict[str, Any]:
         "cpu_level": _level(cpu),
         "memory": memory,
         "memory_level": _level(memory),
+        "lint": lint_clusters([cluster], rules)[cluster.name],
     }
 
 
@@ -248,6 +251,7 @@ def _detail_context(request: HttpRequest, cluster: Cluster) -> dict[str, Any]:
         "reasons": reasons(cluster, now),
         "figures": {name: json.loads(fig.to_json()) for name, fig in figures.items()},
         "events": list(ClusterEvent.objects.filter(cluster=cluster)[:20]),
+        "lint": lint_clusters([cluster])[cluster.name],
         "api_enablements": (cluster.status or {}).get("apiEnablements") or [],
         "can_edit_labels": has_role(request.user, OPERATOR),
         "can_admin": has_role(request.user, ADMIN),
@@ -376,3 +380,82 @@ def fleet(request: HttpRequest) -> HttpResponse:
     if request.htmx and request.htmx.target == "fleet-tiles":
         return render(request, "clusters/_tiles.html", context)
     return render(request, "clusters/fleet.html", context)
+
+
+def _conventions_context(request: HttpRequest, forms_by_id: dict[int, Any] | None = None) -> dict[str, Any]:
+    rules = list(LabelConvention.objects.all())
+    clusters = list(Cluster.objects.all())
+    findings = lint_clusters(clusters, {r.key: rule_of(r) for r in rules})
+    forms_by_id = forms_by_id or {}
+    rows = []
+    for rule in rules:
+        form = forms_by_id.get(rule.pk) or ConventionForm(
+            initial={
+                "key": rule.key,
+                "description": rule.description,
+                "required": rule.required,
+                "allowed_values": ", ".join(rule.allowed_values),
+                "pattern": rule.pattern,
+                "example": rule.example,
+                "aliases": ", ".join(rule.aliases),
+            }
+        )
+        rows.append({"rule": rule, "form": form})
+    return {
+        "rows": rows,
+        "new_form": forms_by_id.get(0) or ConventionForm(),
+        "violations": [(name, items) for name, items in sorted(findings.items()) if items],
+        "can_edit": has_role(request.user, OPERATOR),
+    }
+
+
+@require_GET
+def conventions(request: HttpRequest) -> HttpResponse:
+    """The conventions table and, beside it, every cluster's violations with one-click fixes."""
+    return render(request, "clusters/conventions.html", _conventions_context(request))
+
+
+@require_POST
+@role_required(OPERATOR)
+def convention_save(request: HttpRequest) -> HttpResponse:
+    """Create (id 0), update or delete one convention."""
+    pk = int(request.POST.get("id") or 0)
+    rule = get_object_or_404(LabelConvention, pk=pk) if pk else None
+    if rule is not None and request.POST.get("action") == "delete":
+        rule.delete()
+        messages.success(request, _("Convention %(key)s deleted.") % {"key": rule.key})
+        return redirect("clusters:conventions")
+    form = ConventionForm(request.POST)
+    if form.is_valid():
+        data = {k: form.cleaned_data[k] for k in ConventionForm.base_fields}
+        clash = LabelConvention.objects.filter(key=data["key"]).exclude(pk=pk).exists()
+        if clash:
+            form.add_error("key", _("There is already a convention for %(key)s.") % {"key": data["key"]})
+        else:
+            if rule is None:
+                LabelConvention.objects.create(**data)
+            else:
+                LabelConvention.objects.filter(pk=pk).update(**data)
+            messages.success(request, _("Convention %(key)s saved.") % {"key": data["key"]})
+            return redirect("clusters:conventions")
+    response = render(request, "clusters/conventions.html", _conventions_context(request, {pk: form}))
+    response.status_code = 400
+    return response
+
+
+@require_POST
+@role_required(OPERATOR)
+def lint_fix(request: HttpRequest) -> HttpResponse:
+    """Apply the fix of one finding, recomputed now, so a stale page never applies a stale fix."""
+    cluster = get_object_or_404(Cluster, name=request.POST.get("cluster", ""))
+    code, key = request.POST.get("code", ""), request.POST.get("key", "")
+    current = lint_clusters([cluster])[cluster.name]
+    finding = next((f for f in current if f.code == code and f.key == key and f.fix), None)
+    if finding is None:
+        messages.warning(request, _("That finding is gone or has no automatic fix any more."))
+    else:
+        editing.patch_labels(cluster.pk, finding.fix["set"], finding.fix["remove"])
+        messages.success(
+            request, _("Fixed on %(name)s: %(m)s") % {"name": cluster.name, "m": finding.message}
+        )
+    return redirect(request.POST.get("next") or reverse("clusters:conventions"))
