@@ -47,7 +47,7 @@ class Cluster:
         self.fault = Fault()
         self.fault_changed = threading.Condition()
         self.applied: dict[tuple[Resource, str, str, str], dict[str, Any]] = {}
-        self._event_index: dict[tuple[str, str, str], str] = {}
+        self._event_index: dict[tuple[str, str, str, str], str] = {}
         self._node_index = 0
         self.controller = Controller(self)
         # Per-node constants, computed once: a 100-node cluster should start in milliseconds.
@@ -252,7 +252,7 @@ class Cluster:
     ) -> None:
         """Record (or count again) a core/v1 Event about ``obj``."""
         namespace = obj["metadata"].get("namespace") or "default"
-        key = (obj["metadata"].get("uid", ""), reason, message)
+        key = (obj["metadata"].get("uid", ""), reason, message, namespace)
         when = meta.now()
         existing_name = self._event_index.get(key)
         existing = self.store.get(EVENT, namespace, existing_name) if existing_name else None
@@ -293,8 +293,12 @@ class Cluster:
         self.store.put(EVENT, event)
         self._event_index[key] = name
         if self.store.count(EVENT) > MAX_EVENTS:
+            # Like the API server's event TTL: the oldest go, so a long-running demo stays small.
             oldest = min(self.store.iter(EVENT), key=lambda e: int(e["metadata"]["resourceVersion"]))
             self.store.remove(EVENT, oldest["metadata"]["namespace"], oldest["metadata"]["name"])
+        if len(self._event_index) > 2 * MAX_EVENTS:
+            live = {(e["metadata"]["namespace"], e["metadata"]["name"]) for e in self.store.iter(EVENT)}
+            self._event_index = {k: n for k, n in self._event_index.items() if (k[3], n) in live}
 
     def set_node_ready(self, node_name: str, ready: bool) -> None:
         """What the node lifecycle controller does when a kubelet stops (or resumes) reporting."""

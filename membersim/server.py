@@ -58,6 +58,9 @@ class MemberServer(ThreadingHTTPServer):
 
     def get_request(self) -> tuple[Any, Any]:
         sock, address = self.socket.accept()
+        # Headers and body leave in separate writes; without NODELAY, Nagle plus the client's
+        # delayed ACK adds 40 ms to every keep-alive request.
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         if self.tls is not None:
             # The handshake runs lazily in the handler thread, so a slow client cannot stall accept().
             sock = self.tls.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import ipaddress
 import json
 import os
 import secrets
+import socket
 import threading
 from pathlib import Path
 from typing import Any
@@ -120,6 +122,12 @@ class Simulator:
         stoppers = [threading.Thread(target=server.shutdown, daemon=True) for server in servers]
         for stopper in stoppers:
             stopper.start()
+        for server in servers:
+            # A connection wakes serve_forever's select at once instead of after its poll interval.
+            try:
+                socket.create_connection(_reachable(server.server_address), timeout=0.2).close()
+            except OSError:
+                pass
         for stopper in stoppers:
             stopper.join(5)
         for server in servers:
@@ -298,6 +306,18 @@ class Simulator:
             **cluster.fault.describe(),
             "load": cluster.load,
         }
+
+
+def _reachable(address: tuple[Any, ...]) -> tuple[str, int]:
+    """Where to connect to reach a listening address (an unspecified one means loopback)."""
+    host, port = str(address[0]), int(address[1])
+    try:
+        unspecified = ipaddress.ip_address(host).is_unspecified
+    except ValueError:
+        unspecified = False
+    if unspecified:
+        return ("::1" if ":" in host else "127.0.0.1"), port
+    return host, port
 
 
 def _number(value: Any, what: str, maximum: float | None = None) -> float:

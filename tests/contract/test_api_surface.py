@@ -327,3 +327,46 @@ def test_a_put_with_a_stale_resource_version_conflicts_and_a_current_one_succeed
     assert cluster.json("PUT", "/api/v1/namespaces/default/configmaps/versioned", current)[1]["data"] == {
         "k": "replaced"
     }
+
+
+def test_concurrent_writers_and_a_watcher_agree_on_the_final_state(cluster):
+    from concurrent.futures import ThreadPoolExecutor
+
+    _, listed = cluster.json("GET", "/api/v1/namespaces/default/configmaps?labelSelector=race")
+    start = listed["metadata"]["resourceVersion"]
+
+    def churn(worker: int) -> list[int]:
+        codes = []
+        for step in range(10):
+            name = f"race-{worker}-{step}"
+            codes.append(
+                cluster.call(
+                    "POST", "/api/v1/namespaces/default/configmaps", config_map(name, {"race": "yes"})
+                )[0]
+            )
+            patch = {"data": {"step": str(step)}}
+            codes.append(
+                cluster.call(
+                    "PATCH",
+                    f"/api/v1/namespaces/default/configmaps/{name}",
+                    patch,
+                    content_type="application/merge-patch+json",
+                )[0]
+            )
+            if step % 2:
+                codes.append(cluster.call("DELETE", f"/api/v1/namespaces/default/configmaps/{name}")[0])
+        return codes
+
+    with ThreadPoolExecutor(8) as pool:
+        codes = [code for result in pool.map(churn, range(8)) for code in result]
+    assert set(codes) == {200, 201}
+    _, _, raw = cluster.call(
+        "GET",
+        f"/api/v1/namespaces/default/configmaps?watch=true&labelSelector=race&resourceVersion={start}&timeoutSeconds=1",
+    )
+    alive: set[str] = set()
+    for line in raw.splitlines():
+        event = json.loads(line)
+        (alive.discard if event["type"] == "DELETED" else alive.add)(event["object"]["metadata"]["name"])
+    _, final = cluster.json("GET", "/api/v1/namespaces/default/configmaps?labelSelector=race")
+    assert alive == {item["metadata"]["name"] for item in final["items"]} and len(alive) == 40
