@@ -149,6 +149,8 @@ def run(stdout, port: int) -> int:
             python,
             "-m",
             "membersim",
+            "--tls",
+            "--require-token",
             "--kubeconfig",
             str(kubeconfig),
             "--port",
