@@ -164,7 +164,7 @@ SPECTACULAR_SETTINGS = {
 
 # Celery: a local folder broker by default so the demo needs no server; Redis when configured.
 REDIS_URL = env_str("REDIS_URL")
-CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", REDIS_URL or "filesystem://")
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", REDIS_URL or "filesystem://localhost/")
 CELERY_BROKER_FOLDER = VAR_DIR / "broker"
 if CELERY_BROKER_URL.startswith("filesystem://"):
     CELERY_BROKER_TRANSPORT_OPTIONS = {
