@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from celery import Celery
-from kombu import Queue
+from kombu import Exchange, Queue
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "karmada_ui.settings")
 
@@ -13,7 +13,11 @@ app = Celery("karmada_ui")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 
 QUEUES = ("health", "schedule", "propagate")
-app.conf.task_queues = [Queue(name) for name in QUEUES] + [Queue("celery")]
+# Each queue gets its own exchange and routing key: with the defaults every queue would be bound to
+# exchange "celery" with key "celery", and one task message would be delivered to all of them.
+app.conf.task_queues = [
+    Queue(name, Exchange(name, type="direct"), routing_key=name) for name in (*QUEUES, "celery")
+]
 app.conf.task_default_queue = "celery"
 app.conf.task_routes = {
     "clusters.tasks.*": {"queue": "health"},
