@@ -66,9 +66,11 @@ class Supervisor:
         return None
 
     def stop_all(self, grace: float = 8.0) -> None:
+        # Ask each leader to shut down cleanly (celery drains its pool); its whole group is killed only
+        # if it is still there after the grace period.
         for _, process in reversed(self.children):
             if process.poll() is None:
-                os.killpg(process.pid, signal.SIGTERM)
+                process.terminate()
         deadline = time.monotonic() + grace
         for _, process in self.children:
             try:
@@ -167,6 +169,7 @@ def run(stdout, port: int) -> int:
                 python,
                 "-m",
                 "celery",
+                "--quiet",
                 "-A",
                 "karmada_ui",
                 "worker",

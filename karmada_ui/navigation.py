@@ -19,8 +19,11 @@ def nav_links(current_path: str) -> list[dict[str, object]]:
     links = []
     for label, url_name in NAV_ITEMS:
         try:
-            url = reverse(url_name)
+            links.append({"label": label, "url": reverse(url_name), "active": False})
         except NoReverseMatch:
             continue
-        links.append({"label": label, "url": url, "active": current_path.startswith(url)})
+    # The entry whose address is the longest prefix of the current page is the active one.
+    matching = [link for link in links if current_path.startswith(str(link["url"]))]
+    if matching:
+        max(matching, key=lambda link: len(str(link["url"])))["active"] = True
     return links
