@@ -157,6 +157,7 @@ def build_preview(
     if result.ok and explanation.get("divisions"):
         preview.comparison = _comparison(snapshots, placement, binding, result)
     preview.summary = _summary(preview)
+    # The figure travels inside a <script type="application/json">; "</" must not end that element early.
     preview.figure = charts.figure_json(
         charts.split_figure(
             [row.name for row in preview.rows],
@@ -166,7 +167,7 @@ def build_preview(
             current_label=_("now"),
             over_capacity=[row.over_capacity for row in preview.rows],
         )
-    )
+    ).replace("</", "<\\/")
     return preview
 
 

@@ -177,6 +177,35 @@
     }
   }
 
+  /* Redraw the persistent split chart from the figure the preview brought (plotly diffs it in place). */
+  function redrawChart() {
+    var chart = document.getElementById("split-chart");
+    if (!chart) return;
+    var hasFigure = !!document.getElementById("split-figure");
+    chart.hidden = !hasFigure;
+    if (hasFigure && window.karmadaUi) window.karmadaUi.drawFigures(chart.parentElement);
+  }
+
+  /* The preview response carries every field's errors as JSON; write them into the slots beside the fields. */
+  function showFieldErrors() {
+    var data = document.getElementById("field-errors");
+    if (!data) return;
+    var slots;
+    try { slots = JSON.parse(data.textContent); } catch (err) { return; }
+    Object.keys(slots).forEach(function (slot) {
+      var target = document.getElementById("err-" + slot);
+      if (!target) return;
+      var messages = slots[slot];
+      if (target.childElementCount === 0 && messages.length === 0) return;
+      target.textContent = "";
+      messages.forEach(function (message) {
+        var line = document.createElement("div");
+        line.textContent = message;
+        target.appendChild(line);
+      });
+    });
+  }
+
   function recordLatency() {
     var preview = document.getElementById("preview");
     if (!preview || changeStartedAt === null) return;
@@ -199,6 +228,8 @@
     applyVisibility();
     document.body.addEventListener("htmx:afterSettle", function (evt) {
       if (evt.target && evt.target.id === "preview") {
+        redrawChart();
+        showFieldErrors();
         recordLatency();
         var box = document.getElementById("preview-replicas");
         var summary = document.getElementById("preview-summary");

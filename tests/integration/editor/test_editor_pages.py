@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -11,6 +14,13 @@ from tests.unit.editor.seed import POLICY_7_3
 from tests.unit.editor.test_form_conversion import SEED_7_3, submitted
 
 pytestmark = pytest.mark.django_db
+
+
+def field_errors(body: str) -> dict[str, list[str]]:
+    """The per-field errors a preview response carries for editor.js to place beside the fields."""
+    found = re.search(r'<script id="field-errors" type="application/json">(.*?)</script>', body, re.S)
+    assert found, "the preview response carries no field errors"
+    return json.loads(found.group(1))
 
 
 def seed_form(**changes):
@@ -50,18 +60,18 @@ def test_the_preview_fragment_shows_the_split_and_why_not(operator_client, fleet
     assert "Proposed split for 11 replicas: beijing 8, shanghai 3." in body
     assert "beijing gets the 11th replica: Webster priority 0.47 vs 0.43 for shanghai." in body
     assert "taint dedicated=gpu:NoSchedule is not tolerated" in body
-    assert 'id="err-name"' in body and 'hx-swap-oob="true"' in body
+    assert field_errors(body)["name"] == []
+    assert 'id="match-summary"' in body and 'hx-swap-oob="true"' in body
 
 
 def test_field_errors_come_back_on_their_field(operator_client, fleet):
     response = operator_client.post(
         reverse("scheduling:policy_preview"), seed_form(name="Not_Valid", sc_min=["3"])
     )
-    body = response.content.decode()
-    name_slot = body[body.index('id="err-name"') : body.index("</div>", body.index('id="err-name"'))]
-    assert "lowercase DNS name" in name_slot
-    spread_slot = body[body.index('id="err-spread"') :]
-    assert "#1 maxGroups: must be &gt;= minGroups" in spread_slot[: spread_slot.index("</div></div>") + 6]
+    errors = field_errors(response.content.decode())
+    assert errors["name"] == ["must be a lowercase DNS name (letters, digits, '-' and '.')"]
+    assert errors["spread"] == ["#1 maxGroups: must be >= minGroups"]
+    assert errors["weights"] == errors["general"] == []
 
 
 def test_yaml_errors_come_back_with_their_line(operator_client, fleet):

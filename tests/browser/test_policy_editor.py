@@ -1,0 +1,208 @@
+"""The policy editor in Chromium: author the 7:3 policy by form, watch the split move, apply, see 7 and 3."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+from playwright.sync_api import Page, expect, sync_playwright
+
+from karmada_ui.roles import OPERATOR, grant
+from membersim import ClusterSpec, Simulator
+from scheduling.services import apply_yaml
+from tests.support.members import eager_tasks, member_object, register
+
+os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+PASSWORD = "browser-test-password-1"
+SHOP = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: shop, namespace: default, labels: {app: shop}}
+spec:
+  replicas: 10
+  selector: {matchLabels: {app: shop}}
+  template:
+    metadata: {labels: {app: shop}}
+    spec:
+      containers: [{name: shop, image: nginx:1.27, resources: {requests: {cpu: 100m, memory: 64Mi}}}]
+"""
+SPECS = [
+    ClusterSpec(name="beijing", region="cn-north", zones=["cn-north-a"], nodes=2, labels={"env": "prod"}),
+    ClusterSpec(name="shanghai", region="cn-east", zones=["cn-east-a"], nodes=2, labels={"env": "prod"}),
+    ClusterSpec(
+        name="guangzhou", region="cn-south", zones=["cn-south-a"], nodes=1, labels={"env": "staging"}
+    ),
+]
+
+
+def chromium_path() -> str:
+    return os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
+        yield instance
+        instance.close()
+
+
+@pytest.fixture
+def members(transactional_db):
+    with Simulator(SPECS) as sim, eager_tasks():
+        yield {spec.name: register(sim, spec) for spec in SPECS}
+
+
+@pytest.fixture
+def page(browser, live_server, members) -> Page:
+    """A signed-in operator's page (1400 by 1000 pixels), with the shop Deployment waiting for a policy."""
+    apply_yaml(SHOP)
+    user = get_user_model().objects.create_user("olga-operator", password=PASSWORD)
+    grant(user, OPERATOR)
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, base_url=live_server.url)
+    tab = context.new_page()
+    tab.goto("/accounts/login/")
+    tab.fill("input[name=username]", "olga-operator")
+    tab.fill("input[name=password]", PASSWORD)
+    tab.click("button[type=submit]")
+    tab.wait_for_load_state()
+    yield tab
+    context.close()
+
+
+def shot(page: Page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def summary(page: Page):
+    return page.locator("#preview-summary")
+
+
+def author_seed_policy(page: Page) -> None:
+    """Fill the form as a new user would: name, resource, two clusters by keyboard, Divided, two weights."""
+    page.goto("/policies/new/")
+    page.fill("#f-name", "shop-split")
+    page.fill("input[name=sel_name]", "shop")
+    for cluster in ("beijing", "shanghai"):
+        page.fill("#cluster-name-add", cluster)
+        page.press("#cluster-name-add", "Enter")
+    expect(page.locator("#match-summary")).to_contain_text("matches 2 of 3 clusters")
+    page.check("input[name=replica_type][value=Divided]")
+    for cluster in ("beijing", "shanghai"):
+        page.select_option("#weight-add", cluster)
+        page.click("[data-add-weight]")
+    page.locator("[data-weight-slider]").nth(0).fill("7")
+    page.locator("[data-weight-slider]").nth(1).fill("3")
+
+
+def test_a_new_user_authors_the_seed_policy_watches_the_split_and_applies_it(page, members):
+    author_seed_policy(page)
+    expect(summary(page)).to_have_text("Proposed split for 10 replicas: beijing 7, shanghai 3.")
+    expect(page.locator("#preview-workload")).to_have_value(re.compile(r"\d+"))
+    expect(page.locator("#why-not")).to_contain_text("guangzhou")
+    expect(page.locator("#why-not")).to_contain_text("not in clusterNames")
+    expect(page.locator("#split-chart")).to_have_attribute("data-drawn", "true")
+    expect(page.locator("#split-chart .bars text").first).to_have_text("7")
+    shot(page, "editor-7-3")
+
+    slider = page.locator("[data-weight-slider]").nth(0)
+    slider.focus()
+    for _ in range(3):
+        page.keyboard.press("ArrowLeft")
+    expect(page.locator("[data-weight-number]").nth(0)).to_have_value("4")
+    expect(summary(page)).to_have_text("Proposed split for 10 replicas: beijing 6, shanghai 4.")
+    latencies = []
+    for _ in range(3):
+        page.evaluate("document.getElementById('preview').setAttribute('data-latency-ms', '')")
+        page.keyboard.press("ArrowRight")
+        expect(page.locator("#preview")).not_to_have_attribute("data-latency-ms", "")
+        latencies.append(int(page.locator("#preview").get_attribute("data-latency-ms")))
+    expect(summary(page)).to_have_text("Proposed split for 10 replicas: beijing 7, shanghai 3.")
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "preview-latency-browser.txt").write_text(
+        f"slider key press to redrawn split, ms: {latencies} (target 100)\n"
+    )
+    # The target is 100 ms on the demo's data; a loaded CI machine gets room, a regression does not.
+    assert sorted(latencies)[1] < 500
+
+    page.fill("#preview-replicas", "11")
+    expect(summary(page)).to_have_text("Proposed split for 11 replicas: beijing 8, shanghai 3.")
+    expect(page.locator(".rounding")).to_contain_text(
+        "beijing gets the 11th replica: Webster priority 0.47 vs 0.43 for shanghai."
+    )
+    expect(page.locator("#method-comparison")).to_have_text("Largest remainder gives the same split.")
+    page.fill("#preview-replicas", "")
+    page.select_option("#preview-workload", index=1)
+    expect(summary(page)).to_have_text("Proposed split for 10 replicas: beijing 7, shanghai 3.")
+
+    page.click("#review-button")
+    dialog = page.locator("#review-dialog")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text("Deployment default/shop")
+    shot(page, "editor-review")
+    page.click("#apply-button")
+    page.wait_for_url(re.compile(r"/policies/edit/default/shop-split/"))
+    expect(page.locator(".msg-success")).to_contain_text("Applied shop-split")
+
+    deployments = {
+        name: member_object(members[name], "apps/v1", "Deployment", "shop")
+        for name in ("beijing", "shanghai")
+    }
+    assert {name: d["spec"]["replicas"] for name, d in deployments.items()} == {"beijing": 7, "shanghai": 3}
+    assert member_object(members["guangzhou"], "apps/v1", "Deployment", "shop") is None
+
+
+def test_switching_to_yaml_and_back_loses_nothing_not_even_fields_the_form_does_not_show(page):
+    author_seed_policy(page)
+    expect(summary(page)).to_contain_text("beijing 7, shanghai 3")
+    page.click("#tab-yaml")
+    editor = page.locator("#policy-yaml")
+    expect(editor).to_be_enabled()
+    text = editor.input_value()
+    assert "weight: 7" in text and "weight: 3" in text and "- beijing" in text
+    editor.fill(text.replace("spec:\n", "spec:\n  propagateDeps: true\n  conflictResolution: Overwrite\n", 1))
+    page.click("#tab-form")
+    expect(page.locator("#tab-form")).to_have_attribute("aria-selected", "true")
+    expect(page.locator("#f-name")).to_have_value("shop-split")
+    expect(page.locator("[data-weight-number]").nth(0)).to_have_value("7")
+    expect(page.locator("#chips-cluster_names")).to_contain_text("shanghai")
+    page.locator("[data-weight-number]").nth(1).fill("2")
+    expect(summary(page)).to_contain_text("beijing 8, shanghai 2")
+    page.click("#tab-yaml")
+    expect(page.locator("#tab-yaml")).to_have_attribute("aria-selected", "true")
+    expect(page.locator("#policy-yaml")).to_be_enabled()
+    text = page.locator("#policy-yaml").input_value()
+    assert "propagateDeps: true" in text and "conflictResolution: Overwrite" in text
+    assert "weight: 2" in text
+
+
+def test_a_yaml_mistake_is_shown_on_its_line(page):
+    author_seed_policy(page)
+    page.click("#tab-yaml")
+    editor = page.locator("#policy-yaml")
+    expect(editor).to_be_enabled()
+    editor.fill(editor.input_value().replace("weight: 7", "weight: 0"))
+    problem = page.locator("#yaml-errors li")
+    expect(problem).to_contain_text("staticWeightList[0].weight")
+    line = editor.input_value().splitlines().index("          weight: 0") + 1
+    expect(problem.locator("button")).to_have_text(f"Line {line}")
+    shot(page, "editor-yaml-error")
+
+
+def test_the_editor_speaks_chinese(page):
+    page.goto("/policies/new/")
+    page.select_option("#language-select", "zh-hans")
+    page.wait_for_load_state()
+    expect(page.locator("h1")).to_have_text("新建分发策略")
+    expect(page.locator("#preview-heading")).to_have_text("预览")
+    expect(page.locator("#match-summary")).to_contain_text("匹配 3 个集群中的 3 个")
+    expect(page.locator("#why-not")).to_be_hidden()
+    shot(page, "editor-zh")
