@@ -194,6 +194,12 @@ FLEET_SUMMARY_PROVIDER = "clusters.summary.fleet_summary"
 
 # Scheduling and propagation: seconds between reconcile passes (detection, triggers, drift, status).
 SCHEDULING_RECONCILE_INTERVAL = env_float("SCHEDULING_RECONCILE_INTERVAL", 10.0, minimum=1.0)
+# NoExecute eviction: Gracefully (the old copy stays until the new clusters are healthy) or Directly,
+# unless a policy's failover.cluster.purgeMode says otherwise; and how long a graceful eviction may wait.
+SCHEDULING_NO_EXECUTE_PURGE_MODE = env_str("SCHEDULING_NO_EXECUTE_PURGE_MODE", "Gracefully")
+if SCHEDULING_NO_EXECUTE_PURGE_MODE not in ("Gracefully", "Directly"):
+    raise ImproperlyConfigured("SCHEDULING_NO_EXECUTE_PURGE_MODE must be Gracefully or Directly")
+SCHEDULING_GRACEFUL_EVICTION_TIMEOUT = env_float("SCHEDULING_GRACEFUL_EVICTION_TIMEOUT", 600.0, minimum=0.0)
 
 # Cluster credentials are encrypted at rest with this key (see clusters/credentials).
 # Several comma-separated keys rotate: the first encrypts, every one decrypts.

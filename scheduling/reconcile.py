@@ -1,4 +1,4 @@
-"""The periodic reconcile: detection, schedule triggers, works and member copies recomputed from the DB."""
+"""The periodic reconcile: detection, failover, load moves, schedule triggers, works and member copies."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from clusters.k8s import KubeError
 from clusters.models import Cluster
-from scheduling import detector, propagation
+from scheduling import detector, failover, propagation, rescheduling
 from scheduling.models import ResourceBinding, ResourceTemplate
 from scheduling.scheduler import load_snapshots
 from scheduling.triggers import binding_trigger
@@ -45,6 +45,10 @@ def reconcile(now: datetime | None = None) -> ReconcilePlan:
     now = now or timezone.now()
     plan = ReconcilePlan()
     detect_all()
+    failover.apply_taint_policies(now)
+    failover.run_taint_manager(now)
+    failover.release_evictions(now)
+    rescheduling.rebalance_by_load(now)
     deleting = {s.name for s in load_snapshots() if s.deleting}
     for binding in ResourceBinding.objects.select_related("template").order_by("pk"):
         if binding.template.deleting_since is None and binding_trigger(binding, deleting):

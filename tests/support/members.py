@@ -30,8 +30,8 @@ def register(sim: Simulator, spec: ClusterSpec, labels: dict[str, str] | None = 
     return cluster
 
 
-def observe(cluster: Cluster) -> None:
-    """Fill status.resourceSummary and status.nodes from the member's nodes and pods."""
+def observe(cluster: Cluster, summary: bool = True) -> None:
+    """Fill status.nodes (and, unless told not to, status.resourceSummary) from nodes and pods."""
     conn = cluster.connection()
     nodes, pods = list_nodes(conn), list_pods(conn)
     used: dict[str, list[int]] = {}
@@ -71,15 +71,22 @@ def observe(cluster: Cluster) -> None:
             )
         ):
             totals[i] += value
-    cluster.status = {
-        **(cluster.status or {}),
-        "resourceSummary": {
+    status = {**(cluster.status or {}), "nodes": node_status}
+    if summary:
+        status["resourceSummary"] = {
             "allocatable": {"cpu": f"{totals[0]}m", "memory": str(totals[1]), "pods": str(totals[2])},
             "allocated": {"cpu": f"{totals[3]}m", "memory": str(totals[4]), "pods": str(totals[5])},
-        },
-        "nodes": node_status,
-    }
+        }
+    cluster.status = status
     cluster.save(update_fields=["status"])
+
+
+def store_node_list(cluster: Cluster) -> None:
+    """Add the member's node list as status.nodes (the planner's node-level estimator reads it).
+
+    The clusters app's collector keeps resourceSummary but not the node list, so node claims need this.
+    """
+    observe(cluster, summary=False)
 
 
 @contextlib.contextmanager
