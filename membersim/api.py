@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from membersim import errors, meta, metrics, validation
+from membersim import errors, meta, metrics, protobuf, validation
 from membersim import patch as patching
 from membersim.controller import qos_class
 from membersim.resources import (
@@ -87,14 +87,12 @@ class Query:
 
 
 def parse_body(raw: bytes, content_type: str) -> Any:
-    """JSON (also when no Content-Type was sent, as the Python client does) or YAML."""
+    """JSON (also when no Content-Type was sent, as the Python client does), YAML, or protobuf."""
     if not raw.strip():
         return None
     text_type = content_type.split(";")[0].strip().lower()
     if text_type == PROTOBUF:
-        raise errors.ApiError(
-            415, "UnsupportedMediaType", "membersim accepts JSON and YAML bodies, not protobuf"
-        )
+        return protobuf.decode(raw)
     try:
         if text_type in ("application/yaml", "application/apply-patch+yaml", "text/yaml"):
             return yaml.safe_load(raw)

@@ -156,3 +156,28 @@ def test_drain_evicts_pods_which_come_back_on_other_nodes(kubectl):
         assert len(pods) == 3 and node not in {p["spec"]["nodeName"] for p in pods}
     finally:
         kubectl.run("uncordon", node)
+
+
+def test_imperative_create_commands_work_including_protobuf_bodies_from_newer_kubectl(kubectl):
+    # From 1.32, kubectl sends the objects these commands build as protobuf.
+    kubectl.run("create", "deployment", "made", "--image=nginx:1.27", "--port=80", "--replicas=2")
+    kubectl.run("create", "configmap", "made-config", "--from-literal=colour=blue")
+    kubectl.run("create", "secret", "generic", "made-secret", "--from-literal=password=hunter2")
+    kubectl.run("create", "service", "nodeport", "made-service", "--tcp=8080:80")
+    kubectl.run("run", "made-pod", "--image=busybox", "--env=MODE=test", "--labels=role=probe")
+    deployment = kubectl.json("get", "deployment", "made")
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    assert (deployment["spec"]["replicas"], container["image"], container["ports"][0]["containerPort"]) == (
+        2,
+        "nginx:1.27",
+        80,
+    )
+    assert deployment["status"]["readyReplicas"] == 2
+    assert kubectl.json("get", "configmap", "made-config")["data"] == {"colour": "blue"}
+    assert kubectl.json("get", "secret", "made-secret")["data"] == {"password": "aHVudGVyMg=="}
+    port = kubectl.json("get", "service", "made-service")["spec"]["ports"][0]
+    assert (port["port"], port["targetPort"], port["nodePort"] >= 30000) == (8080, 80, True)
+    pod = kubectl.json("get", "pod", "made-pod")
+    assert pod["metadata"]["labels"] == {"role": "probe"} and pod["spec"]["containers"][0]["env"] == [
+        {"name": "MODE", "value": "test"}
+    ]
