@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from datetime import datetime
 from typing import Any
@@ -11,6 +12,7 @@ from django.utils import timezone
 
 from clusters.k8s import ClusterUnreachable, KubeError, NotFound, ServerError, objects
 from clusters.models import Cluster
+from observability import recording
 from scheduling import events, names
 from scheduling.interpreter import dependencies, interpret_health, reflect_status, workload_of
 from scheduling.models import (
@@ -191,16 +193,20 @@ def apply_work(work_id: int, now: datetime | None = None) -> str:
         _record_failure(work, "ClusterNotFound", f"cluster {work.cluster_name} is not registered")
         return "failed"
     desired_hash, manifest = work.desired_hash, work.manifest
+    started = time.monotonic()
     try:
         outcome = objects.apply_object(
             cluster.connection(), manifest, may_update=_managed(work.binding), merge=retain_member_fields
         )
     except TRANSIENT:
+        _observe_apply(work, "error", started)
         raise
     except KubeError as exc:
+        _observe_apply(work, "error", started)
         _record_failure(work, "AppliedFailed", exc.message)
         return "failed"
     if outcome.action == "refused":
+        _observe_apply(work, "error", started)
         message = (
             f"{manifest['kind']} {manifest['metadata'].get('namespace', '')}/{manifest['metadata']['name']} "
             "already exists in the member cluster and is not managed by Karmada; "
@@ -218,7 +224,17 @@ def apply_work(work_id: int, now: datetime | None = None) -> str:
         health=interpret_health(outcome.object),
         status_at=now,
     )
+    _observe_apply(work, "success", started)
     return outcome.action
+
+
+def _observe_apply(work: Work, result: str, started: float) -> None:
+    """Karmada's work_sync_workload_duration_seconds, with the member cluster as a label."""
+    recording.observe(
+        "work_sync_workload_duration_seconds",
+        time.monotonic() - started,
+        {"result": result, "member_cluster": work.cluster_name},
+    )
 
 
 def _record_failure(work: Work, reason: str, message: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import time
 from datetime import datetime
 from typing import Any
 
@@ -11,6 +12,7 @@ from django.utils import timezone
 
 from clusters.models import Cluster
 from karmada_ui import audit
+from observability import recording
 from scheduling import events
 from scheduling.interpreter import requirements_from_json
 from scheduling.models import ResourceBinding
@@ -28,7 +30,7 @@ from scheduling.planner import (
     plan,
 )
 from scheduling.snapshots import cluster_snapshot
-from scheduling.triggers import binding_trigger
+from scheduling.triggers import REPLICAS_CHANGED, binding_trigger
 
 
 def load_snapshots() -> list[ClusterSnapshot]:
@@ -122,12 +124,14 @@ def schedule_binding(binding_id: int, now: datetime | None = None, force: str = 
     trigger = force or binding_trigger(binding, deleting)
     if trigger is None:
         return None
+    started = time.monotonic()
     try:
         placement = planner_placement(binding)
         inputs = planner_binding(binding)
     except InputError as exc:
         set_condition(binding, "Scheduled", False, "SchedulerError", f"{exc.path}: {exc.message}", now)
         binding.save(update_fields=["conditions", "updated_at"])
+        _count_attempt(trigger, False, started)
         return None
     result = plan(snapshots, placement, inputs)
     before = binding.target_replicas()
@@ -148,7 +152,18 @@ def schedule_binding(binding_id: int, now: datetime | None = None, force: str = 
     changed = before != after or previous_error != (binding.condition("Scheduled") or {}).get("reason")
     if changed or trigger != "NotWorkloadOrDuplicated":
         _record(binding, result, trigger, before, after)
+    _count_attempt(trigger, result.ok, started)
     return result
+
+
+def _count_attempt(trigger: str, ok: bool, started: float) -> None:
+    """Karmada's scheduler metrics: one attempt and its end-to-end duration, by result and schedule type."""
+    labels = {
+        "result": "scheduled" if ok else "error",
+        "schedule_type": "ScaleSchedule" if trigger == REPLICAS_CHANGED else "ReconcileSchedule",
+    }
+    recording.count("karmada_scheduler_schedule_attempts_total", labels)
+    recording.observe("karmada_scheduler_e2e_scheduling_duration_seconds", time.monotonic() - started, labels)
 
 
 def _record(
