@@ -6,6 +6,7 @@ import copy
 import ipaddress
 import secrets
 import threading
+from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +49,7 @@ class Cluster:
         self.fault_changed = threading.Condition()
         self.applied: dict[tuple[Resource, str, str, str], dict[str, Any]] = {}
         self._event_index: dict[tuple[str, str, str, str], str] = {}
+        self._event_order: deque[tuple[str, str]] = deque()
         self._node_index = 0
         self.controller = Controller(self)
         # Per-node constants, computed once: a 100-node cluster should start in milliseconds.
@@ -292,10 +294,12 @@ class Cluster:
         }
         self.store.put(EVENT, event)
         self._event_index[key] = name
-        if self.store.count(EVENT) > MAX_EVENTS:
+        self._event_order.append((namespace, name))
+        while self.store.count(EVENT) > MAX_EVENTS and self._event_order:
             # Like the API server's event TTL: the oldest go, so a long-running demo stays small.
-            oldest = min(self.store.iter(EVENT), key=lambda e: int(e["metadata"]["resourceVersion"]))
-            self.store.remove(EVENT, oldest["metadata"]["namespace"], oldest["metadata"]["name"])
+            self.store.remove(EVENT, *self._event_order.popleft())
+        if len(self._event_order) > 2 * MAX_EVENTS:
+            self._event_order = deque(k for k in self._event_order if self.store.get(EVENT, *k) is not None)
         if len(self._event_index) > 2 * MAX_EVENTS:
             live = {(e["metadata"]["namespace"], e["metadata"]["name"]) for e in self.store.iter(EVENT)}
             self._event_index = {k: n for k, n in self._event_index.items() if (k[3], n) in live}
