@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from clusters.conventions import lint_selector, load_rules
 from karmada_ui.permissions import role_required
 from karmada_ui.roles import OPERATOR
 from scheduling.documents import DocumentError
@@ -31,6 +32,7 @@ from scheduling.models import (
     PropagationPolicy,
     ResourceTemplate,
 )
+from scheduling.planner import ClusterSnapshot
 
 DEFAULT_REPLICAS = 10
 MAX_PREVIEW_REPLICAS = 100_000
@@ -74,6 +76,17 @@ def _workload_choice(data: Any) -> WorkloadInput:
     return chosen if typed is None else replace(chosen, replicas=typed)
 
 
+def _selector_lints(doc: dict[str, Any] | None, snapshots: list[ClusterSnapshot]) -> list[str]:
+    """Findings about the label selector (matches none or all, unknown keys, typos) from the cluster lint."""
+    if doc is None:
+        return []
+    selector = policy.as_map(policy.placement(doc).get("clusterAffinity")).get("labelSelector")
+    if not isinstance(selector, dict) or not selector:
+        return []
+    labels = {snapshot.name: snapshot.labels for snapshot in snapshots}
+    return [str(finding["message"]) for finding in lint_selector(selector, labels, load_rules())]
+
+
 def _page(
     request: HttpRequest, doc: dict[str, Any], *, existing: PropagationPolicy | None, draft: Any
 ) -> HttpResponse:
@@ -91,6 +104,7 @@ def _page(
         "mode": FORM,
         "fleet": snapshots,
         "preview": build_preview(doc, snapshots, workload),
+        "lints": _selector_lints(doc, snapshots),
         "workload": workload,
         "chosen": data.get("workload", ""),
         "captured": captured,
@@ -146,6 +160,7 @@ def policy_preview(request: HttpRequest) -> HttpResponse:
         "workload": workload,
         "fleet": snapshots,
         "slots": form_slots(editor.problems),
+        "lints": _selector_lints(editor.doc, snapshots),
         "yaml_problems": editor.yaml_problems() if editor.mode == YAML else [],
     }
     return render(request, "scheduling/editor/_preview_response.html", context)

@@ -127,3 +127,20 @@ def test_a_draft_without_a_name_is_refused_with_a_reason(operator_client, fleet)
     response = operator_client.post(reverse("scheduling:policy_save_draft"), seed_form(name=""))
     assert response.status_code == 400
     assert b"name" in response.content
+
+
+def test_a_label_selector_with_a_typo_is_linted_inline_with_a_suggestion(operator_client, fleet):
+    data = seed_form(ml_key=["enviroment"], ml_value=["prod"], cluster_names=[])
+    body = operator_client.post(reverse("scheduling:policy_preview"), data).content.decode()
+    summary = body[body.index('id="match-summary"') :]
+    assert "matches 0 of 3 clusters" in summary
+    assert "no cluster has the label enviroment" in summary
+    assert "did you mean env?" in summary
+    assert "the selector matches no cluster" in summary
+
+
+def test_a_label_selector_matching_every_cluster_is_flagged(operator_client, fleet):
+    data = seed_form(me_key=["env"], me_operator=["Exists"], me_values=[""], ml_key=[], ml_value=[])
+    data.update(cluster_names=[], exclude=[])
+    body = operator_client.post(reverse("scheduling:policy_preview"), data).content.decode()
+    assert "the selector matches every cluster" in body
