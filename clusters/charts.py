@@ -70,7 +70,14 @@ def nodes_and_pods_figure(samples: Sequence[Sample]) -> go.Figure:
         go.Scatter(x=at, y=[s["pods"] for s in samples], name=_("Pods"), line={"color": ACCENT}, yaxis="y2")
     )
     figure.update_layout(
-        yaxis2={"overlaying": "y", "side": "right", "title": {"text": _("pods")}, "rangemode": "tozero"}
+        yaxis={"tickformat": ",d"},
+        yaxis2={
+            "overlaying": "y",
+            "side": "right",
+            "title": {"text": _("pods")},
+            "rangemode": "tozero",
+            "tickformat": ",d",
+        },
     )
     return figure
 
