@@ -18,6 +18,7 @@ Stable embedding API (tests and the demo rely on these names)::
                      pod_cidr="10.1.0.0/16", service_cidr="10.96.0.0/12", version="1.31.4")],
         host="127.0.0.1", port=0, single_port=False, tls=False,
         anonymous=None,  # default: requests without a token are allowed over HTTP, refused (401) over TLS
+        advertise_host=None,  # host put in endpoints/kubeconfig; default host (127.0.0.1 for 0.0.0.0)
     )
     sim.start()                      # or: with Simulator([...]) as sim:
     sim.endpoint("beijing")          # "http://127.0.0.1:PORT" (".../clusters/beijing" with single_port)

@@ -111,6 +111,7 @@ def serve(argv: list[str]) -> int:
             tls=options.tls,
             verbose=options.verbose,
             anonymous=False if options.require_token else None,
+            advertise_host=options.advertise_host,
         )
         simulator.start()
     except (SpecError, OSError) as error:

@@ -48,6 +48,7 @@ class MemberServer(ThreadingHTTPServer):
         self.tls = tls
         self.connections: set[socket.socket] = set()
         self.connections_lock = threading.Lock()
+        self.address_family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
         super().__init__(address, Handler)
 
     def server_bind(self) -> None:

@@ -40,6 +40,7 @@ class Simulator:
         tls: bool = False,
         verbose: bool = False,
         anonymous: bool | None = None,
+        advertise_host: str | None = None,
     ) -> None:
         names = [spec.name for spec in clusters]
         if not names:
@@ -51,6 +52,9 @@ class Simulator:
             raise SpecError(f"port must be between 0 and 65535, got {port}")
         self.specs = list(clusters)
         self.host, self.port, self.single_port, self.tls, self.verbose = host, port, single_port, tls, verbose
+        # The host written into endpoints and the kubeconfig: listening on 0.0.0.0 is reached as
+        # 127.0.0.1 locally, or as advertise_host (e.g. a compose service name) from elsewhere.
+        self.advertise_host = advertise_host or _reachable((host, 0))[0]
         # kubectl (client-go's kubeconfig loader) sends credentials only over TLS, so plain-HTTP clusters
         # accept requests without a token, as the old insecure port did; a wrong token is still a 401.
         self.anonymous = (not tls) if anonymous is None else anonymous
@@ -75,10 +79,10 @@ class Simulator:
         if self.tls:
             from membersim.tls import make_certificates, server_context
 
-            self._ca_pem, cert_pem, key_pem = make_certificates(self.host)
+            self._ca_pem, cert_pem, key_pem = make_certificates(self.advertise_host)
             self._context = server_context(cert_pem, key_pem)
         scheme = "https" if self.tls else "http"
-        display_host = f"[{self.host}]" if ":" in self.host else self.host
+        display_host = f"[{self.advertise_host}]" if ":" in self.advertise_host else self.advertise_host
         try:
             if self.single_port:
                 server = self._listen(None, self.port)

@@ -285,3 +285,17 @@ def test_ctl_reaches_a_refused_cluster_through_another_port(tmp_path):
             get(simulator.endpoint("near") + "/readyz", timeout=2)
         assert "mode=up" in run_cli("ctl", "near", "up", "--kubeconfig", str(kubeconfig)).stdout
         assert get(simulator.endpoint("near") + "/readyz")[0] == 200
+
+
+def test_listening_on_all_interfaces_advertises_a_reachable_host_and_ipv6_works():
+    with Simulator([ClusterSpec(name="wide", nodes=1)], host="0.0.0.0") as simulator:
+        assert simulator.endpoint("wide").startswith("http://127.0.0.1:")
+        assert get(simulator.endpoint("wide") + "/readyz")[0] == 200
+    with Simulator(
+        [ClusterSpec(name="named", nodes=1)], host="0.0.0.0", advertise_host="localhost"
+    ) as simulator:
+        assert simulator.endpoint("named").startswith("http://localhost:")
+        assert get(simulator.endpoint("named") + "/readyz")[0] == 200
+    with Simulator([ClusterSpec(name="six", nodes=1)], host="::1") as simulator:
+        assert simulator.endpoint("six").startswith("http://[::1]:")
+        assert get(simulator.endpoint("six") + "/readyz")[0] == 200
