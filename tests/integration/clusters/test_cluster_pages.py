@@ -223,3 +223,13 @@ def test_bulk_label_edit_from_the_list(client, operator, fleet_sim):
         "beijing": {"location/region": "cn-north", "tier": "gold"},
         "shanghai": {"tier": "gold"},
     }
+
+
+def test_the_cluster_pages_speak_simplified_chinese(client, admin_user):
+    Cluster.objects.create(name="beijing", api_endpoint="https://h", ready="False", labels={"env": "prod"})
+    signed_in(client, admin_user)
+    client.post("/i18n/setlang/", {"language": "zh-hans", "next": "/"})
+    body = client.get(reverse("clusters:list")).content.decode()
+    assert "按标签选择器筛选" in body and "加入集群" in body and "未就绪" in body
+    assert "1 个集群 · 0 个就绪 · 1 个未就绪" in body
+    assert "缺少必需标签 location/region" in body
