@@ -63,6 +63,11 @@ def _serve_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument(
+        "--advertise-host",
+        metavar="HOST",
+        help="host name or address to put in the kubeconfig (default: --host, or 127.0.0.1 for 0.0.0.0)",
+    )
+    parser.add_argument(
         "--port",
         type=int,
         default=0,
