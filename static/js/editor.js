@@ -126,6 +126,7 @@
   function onClick(evt) {
     var el = evt.target.closest("button");
     if (!el || !form || !form.contains(el)) return;
+    if (el.getAttribute("role") === "tab") window.clearTimeout(typingTimer); /* the switch re-previews */
     if (el.hasAttribute("data-remove-chip")) {
       var chip = el.closest(".chip");
       var list = chip.parentElement;
