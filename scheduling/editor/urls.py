@@ -13,4 +13,5 @@ urlpatterns = [
     path("policies/editor/draft/", views.policy_save_draft, name="policy_save_draft"),
     path("policies/editor/review/", views.policy_review, name="policy_review"),
     path("policies/editor/apply/", views.policy_apply, name="policy_apply"),
+    path("drill/", views.failure_drill, name="failure_drill"),
 ]

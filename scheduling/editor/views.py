@@ -17,6 +17,7 @@ from clusters.conventions import lint_selector, load_rules
 from karmada_ui.permissions import role_required
 from karmada_ui.roles import OPERATOR
 from scheduling.documents import DocumentError
+from scheduling.editor import drill as drilling
 from scheduling.editor import inventory, policy
 from scheduling.editor.applying import apply_policy
 from scheduling.editor.document import dump_yaml
@@ -257,3 +258,21 @@ def policy_apply(request: HttpRequest) -> HttpResponse:
         % {"policy": name, "count": len(outcome.captured)},
     )
     return redirect(_edit_url(kind, namespace, name) + "?source=applied")
+
+
+@require_GET
+def failure_drill(request: HttpRequest) -> HttpResponse:
+    """Pick a cluster and a failure; see where each affected workload's replicas would go, and when."""
+    snapshots = inventory.fleet()
+    cluster = request.GET.get("cluster") or ""
+    condition = request.GET.get("condition") or drilling.NOT_READY
+    result = drilling.run_drill(cluster, condition) if cluster else None
+    context = {
+        "fleet": snapshots,
+        "cluster": cluster,
+        "condition": condition,
+        "conditions": drilling.CONDITIONS,
+        "drill": result,
+    }
+    status = 400 if result is not None and result.problem else 200
+    return render(request, "scheduling/editor/drill.html", context, status=status)

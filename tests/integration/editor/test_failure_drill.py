@@ -1,0 +1,104 @@
+"""The failure drill on simulated members: NotReady moves nothing, NoExecute evicts when Karmada would."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+from django.urls import reverse
+
+from membersim import ClusterSpec, Simulator
+from scheduling.models import ResourceBinding
+from scheduling.services import apply_yaml
+from tests.support.members import eager_tasks, register
+from tests.unit.editor.seed import POLICY_7_3
+
+SHOP = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: shop, namespace: default}
+spec:
+  replicas: 10
+  selector: {matchLabels: {app: shop}}
+  template:
+    metadata: {labels: {app: shop}}
+    spec: {containers: [{name: shop, image: nginx:1.27}]}
+"""
+SPECS = [
+    ClusterSpec(name="beijing", region="cn-north", nodes=1, labels={"env": "prod"}),
+    ClusterSpec(name="shanghai", region="cn-east", nodes=1, labels={"env": "prod"}),
+    ClusterSpec(name="guangzhou", region="cn-south", nodes=1, labels={"env": "staging"}),
+]
+
+
+@pytest.fixture
+def shop(transactional_db):
+    """shop runs 7 in beijing and 3 in shanghai under the seed's policy."""
+
+    def start(policy=POLICY_7_3):
+        apply_yaml(SHOP + "---\n" + yaml.safe_dump(policy))
+        assert ResourceBinding.objects.get().target_replicas() == {"beijing": 7, "shanghai": 3}
+
+    with Simulator(SPECS) as sim, eager_tasks():
+        for spec in SPECS:
+            register(sim, spec)
+        yield start
+
+
+def outcome_of(body: str) -> str:
+    return body[body.index('data-workload="Deployment default/shop"') :]
+
+
+def test_a_cluster_going_not_ready_moves_no_replica_and_says_why(shop, operator_client):
+    shop()
+    body = operator_client.get(reverse("scheduling:failure_drill"), {"cluster": "beijing"}).content.decode()
+    outcome = outcome_of(body)
+    assert "No move." in outcome
+    assert "the replicas already on beijing stay there" in outcome
+    assert "Placed from scratch now, it would get shanghai 10." in outcome
+    assert ResourceBinding.objects.get().target_replicas() == {"beijing": 7, "shanghai": 3}
+
+
+def test_a_no_execute_taint_evicts_at_once_and_re_places_the_replicas(shop, operator_client):
+    shop()
+    response = operator_client.get(
+        reverse("scheduling:failure_drill"), {"cluster": "beijing", "condition": "NoExecute"}
+    )
+    outcome = outcome_of(response.content.decode()).replace("\n", "")
+    assert "At once: the policy does not tolerate the NoExecute taint." in outcome
+    assert "Graceful eviction: the copy on beijing keeps running" in outcome
+    assert (
+        '<tr data-cluster="beijing"><td>beijing</td><td class="num">7</td><td class="num" data-after>0</td>'
+        in outcome
+    )
+    shanghai = (
+        '<tr data-cluster="shanghai"><td>shanghai</td><td class="num">3</td><td class="num" data-after>10'
+    )
+    assert shanghai in outcome
+    assert ResourceBinding.objects.get().target_replicas() == {"beijing": 7, "shanghai": 3}, (
+        "a drill changes nothing"
+    )
+
+
+def test_a_toleration_with_seconds_delays_the_eviction(shop, operator_client):
+    policy = copy.deepcopy(POLICY_7_3)
+    policy["spec"]["placement"]["clusterTolerations"] = [
+        {
+            "key": "drill.karmada-ui.io/failure",
+            "operator": "Exists",
+            "effect": "NoExecute",
+            "tolerationSeconds": 30,
+        }
+    ]
+    shop(policy)
+    body = operator_client.get(
+        reverse("scheduling:failure_drill"), {"cluster": "beijing", "condition": "NoExecute"}
+    )
+    assert "After 30 s, when its tolerationSeconds run out." in body.content.decode()
+
+
+def test_an_unknown_cluster_is_a_clear_400(shop, operator_client):
+    response = operator_client.get(reverse("scheduling:failure_drill"), {"cluster": "atlantis"})
+    assert response.status_code == 400
+    assert b"There is no cluster named atlantis." in response.content
