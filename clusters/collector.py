@@ -310,7 +310,8 @@ def _save(
     }
     if probe.ok:
         fields["last_success_at"] = now
-    Cluster.objects.filter(pk=cluster.pk).update(**fields)
+    if not Cluster.objects.filter(pk=cluster.pk).update(**fields):
+        return  # unjoined while it was being collected
     if transitioned:
         ClusterEvent.objects.create(
             cluster_id=cluster.pk, at=now, reason=state.reason, message=state.message[:512], ready=state.ready
@@ -367,8 +368,13 @@ def mark_stale(clock: Clock | None = None) -> list[str]:
     now = clock.now()
     cutoff = now - timedelta(seconds=limits.unknown_after)
     changed = []
-    for cluster in Cluster.objects.filter(last_probe_at__lt=cutoff).exclude(ready=health.UNKNOWN):
-        state = health.stale(state_of(cluster), cluster.last_probe_at, now, limits)
+    never_probed = Q(last_probe_at__isnull=True, created__lt=cutoff)
+    for cluster in Cluster.objects.filter(Q(last_probe_at__lt=cutoff) | never_probed).exclude(
+        ready=health.UNKNOWN
+    ):
+        state = health.stale(state_of(cluster), cluster.last_probe_at or cluster.created, now, limits)
+        if state.ready != health.UNKNOWN:
+            continue
         written = (
             Cluster.objects.filter(pk=cluster.pk, last_probe_at=cluster.last_probe_at)
             .exclude(ready=health.UNKNOWN)

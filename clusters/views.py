@@ -13,6 +13,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
@@ -133,7 +134,8 @@ def export_text(request: HttpRequest) -> HttpResponse:
         ids = filter_clusters(_query(request))
     except SelectorError as exc:
         return HttpResponse(f"error: {exc.message}\n", status=400, content_type="text/plain; charset=utf-8")
-    clusters = sorted(Cluster.objects.filter(pk__in=ids), key=lambda c: ids.index(c.pk))
+    order = {pk: index for index, pk in enumerate(ids)}
+    clusters = sorted(Cluster.objects.filter(pk__in=ids), key=lambda c: order[c.pk])
     return HttpResponse(show_labels_table(clusters, timezone.now()), content_type="text/plain; charset=utf-8")
 
 
@@ -458,4 +460,7 @@ def lint_fix(request: HttpRequest) -> HttpResponse:
         messages.success(
             request, _("Fixed on %(name)s: %(m)s") % {"name": cluster.name, "m": finding.message}
         )
-    return redirect(request.POST.get("next") or reverse("clusters:conventions"))
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
+        target = reverse("clusters:conventions")
+    return redirect(target)

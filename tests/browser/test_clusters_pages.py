@@ -100,6 +100,17 @@ def test_the_health_panel_draws_its_charts(
     assert page.inner_text("[data-testid=nodes]") == "4/4"
     assert page.inner_text("[data-testid=ready]") == "Ready"
     screenshot(page, "clusters-health-panel")
+    # The panel refreshes itself by htmx polling; a refreshed panel has its charts drawn again.
+    collect_cluster(cluster.pk)
+    page.evaluate(
+        """() => {
+            const panel = document.querySelector('#health-panel');
+            panel.dataset.old = 'yes';
+            htmx.ajax('GET', panel.getAttribute('hx-get'), {target: '#health-panel', swap: 'outerHTML'});
+        }"""
+    )
+    page.wait_for_selector("#health-panel:not([data-old])", state="attached")
+    page.wait_for_function("document.querySelectorAll('[data-plotly][data-drawn=true]').length === 4")
     page.click("text=Cordon (stop new scheduling)")
     page.wait_for_selector("[data-testid=taints] >> text=cluster.karmada.io/unschedulable:NoSchedule")
     page.goto(f"{live_server.url}/clusters/fleet/")

@@ -137,3 +137,48 @@ def test_a_cluster_being_collected_is_not_collected_twice_at_once(beijing):
 
     assert claim(cluster().pk, timezone.now())
     assert collect_cluster(cluster().pk) is None
+
+
+def deployment(name, replicas, cpu, memory):
+    container = {"name": "app", "image": "nginx", "resources": {"requests": {"cpu": cpu, "memory": memory}}}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": [container]}},
+        },
+    }
+
+
+def test_allocated_allocating_and_usage_match_what_the_member_reports(beijing):
+    from clusters.k8s.client import api_client
+    from clusters.k8s.rest import get_json, request
+
+    client = api_client(cluster().connection(), 5)
+    url = "/apis/apps/v1/namespaces/default/deployments"
+    assert request(client, "POST", url, body=deployment("web", 3, "500m", "1Gi")).status == 201
+    assert request(client, "POST", url, body=deployment("huge", 1, "64", "1Gi")).status == 201  # fits no node
+    collect_cluster(cluster().pk)
+    c = cluster()
+    pods = get_json(client, "/api/v1/pods")["items"]
+    bound = [p for p in pods if p["spec"].get("nodeName")]
+    assert len(bound) == 3 and len(pods) == 4
+    assert (c.cpu_allocated, c.memory_allocated, c.pods_allocated) == (1500, 3 * 2**30, 3)
+    assert c.status["resourceSummary"]["allocated"] == {"cpu": "1500m", "memory": "3Gi", "pods": "3"}
+    assert c.status["resourceSummary"]["allocating"] == {"cpu": "64", "memory": "1Gi", "pods": "1"}
+    usage = get_json(client, "/apis/metrics.k8s.io/v1beta1/nodes")["items"]
+    from clusters.k8s.reads import resources_of
+
+    assert c.cpu_usage == sum(resources_of(n["usage"]).cpu_milli for n in usage)
+    assert c.memory_usage == sum(resources_of(n["usage"]).memory_bytes for n in usage)
+
+
+def test_a_cluster_never_probed_since_it_joined_becomes_unknown(fast_health):
+    stale = Cluster.objects.create(name="quiet", api_endpoint="https://h", ready="True")
+    Cluster.objects.filter(pk=stale.pk).update(created=timezone.now() - timedelta(minutes=5))
+    Cluster.objects.create(name="fresh", api_endpoint="https://h", ready="True")
+    assert mark_stale() == ["quiet"]
+    assert dict(Cluster.objects.values_list("name", "ready")) == {"quiet": "Unknown", "fresh": "True"}
