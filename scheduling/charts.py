@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 PROPOSED_COLOUR = "#2457d6"
 CURRENT_COLOUR = "#9aa3b2"
 OVER_CAPACITY_COLOUR = "#c0262d"
+GRID_COLOUR = "rgba(128, 128, 128, 0.25)"
 
 
 def split_figure(
@@ -62,7 +63,12 @@ def split_figure(
         margin={"l": 10, "r": 10, "t": 10, "b": 30},
         showlegend=current is not None,
         legend={"orientation": "h", "y": -0.2},
-        xaxis={"range": [0, top * 1.1], "dtick": max(1, top // 10) if top > 10 else 1, "title": None},
+        xaxis={
+            "range": [0, top * 1.1],
+            "dtick": max(1, top // 10) if top > 10 else 1,
+            "title": None,
+            "gridcolor": GRID_COLOUR,  # visible on light and dark backgrounds alike
+        },
         yaxis={"autorange": "reversed", "automargin": True},
         paper_bgcolor="rgba(0,0,0,0)",
         plot_bgcolor="rgba(0,0,0,0)",

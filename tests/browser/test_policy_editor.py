@@ -77,9 +77,9 @@ def page(browser, live_server, members) -> Page:
     context.close()
 
 
-def shot(page: Page, name: str) -> None:
+def shot(page: Page, name: str, full_page: bool = False) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=full_page)
 
 
 def summary(page: Page):
@@ -159,6 +159,15 @@ def test_a_new_user_authors_the_seed_policy_watches_the_split_and_applies_it(pag
     assert {name: d["spec"]["replicas"] for name, d in deployments.items()} == {"beijing": 7, "shanghai": 3}
     assert member_object(members["guangzhou"], "apps/v1", "Deployment", "shop") is None
 
+    page.goto("/drill/")
+    page.select_option("#drill-cluster", "beijing")
+    page.check("input[name=condition][value=NoExecute]")
+    page.click("text=Run the drill")
+    outcome = page.locator(".drill-outcome")
+    expect(outcome).to_contain_text("At once: the policy does not tolerate the NoExecute taint.")
+    expect(outcome.locator("tr[data-cluster=shanghai] [data-after]")).to_have_text("10")
+    shot(page, "drill-no-execute")
+
 
 def test_switching_to_yaml_and_back_loses_nothing_not_even_fields_the_form_does_not_show(page):
     author_seed_policy(page)
@@ -197,7 +206,8 @@ def test_a_yaml_mistake_is_shown_on_its_line(page):
     shot(page, "editor-yaml-error")
 
 
-def test_the_editor_speaks_chinese(page):
+def test_the_editor_speaks_chinese_and_follows_a_dark_browser(page):
+    page.emulate_media(color_scheme="dark")
     page.goto("/policies/new/")
     page.select_option("#language-select", "zh-hans")
     page.wait_for_load_state()
@@ -205,4 +215,6 @@ def test_the_editor_speaks_chinese(page):
     expect(page.locator("#preview-heading")).to_have_text("预览")
     expect(page.locator("#match-summary")).to_contain_text("匹配 3 个集群中的 3 个")
     expect(page.locator("#why-not")).to_be_hidden()
-    shot(page, "editor-zh")
+    background = page.evaluate("getComputedStyle(document.documentElement).backgroundColor")
+    assert background == "rgb(20, 23, 28)"
+    shot(page, "editor-zh-dark")
