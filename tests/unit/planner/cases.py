@@ -7,7 +7,15 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from scheduling.planner import Binding, ClusterSnapshot, Placement, ReplicaRequirements, ResourceSummary, plan
+from scheduling.planner import (
+    Binding,
+    ClusterSnapshot,
+    EvictionTask,
+    Placement,
+    ReplicaRequirements,
+    ResourceSummary,
+    plan,
+)
 from scheduling.planner.assign import assign_raw, assign_replicas, divide_dynamic
 from scheduling.planner.dispenser import divide, webster_seats
 from scheduling.planner.errors import ScheduleFailure
@@ -49,6 +57,7 @@ def snapshot(data: dict[str, Any]) -> ClusterSnapshot:
         region=data.get("region", ""),
         zones=tuple(data.get("zones") or ()),
         taints=parse_taints(data.get("taints"), "taints"),
+        deleting=bool(data.get("deleting")),
         resource_summary=summary,
     )
 
@@ -66,6 +75,9 @@ def binding(case: dict[str, Any]) -> Binding:
         uid=case.get("uid", ""),
         observed_affinity=case.get("observedAffinity", ""),
         fresh=bool(case.get("reschedule")),
+        eviction_tasks=tuple(
+            EvictionTask(task["fromCluster"]) for task in case.get("gracefulEvictionTasks") or ()
+        ),
     )
 
 
