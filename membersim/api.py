@@ -16,17 +16,14 @@ from membersim import errors, meta, metrics, protobuf, validation
 from membersim import patch as patching
 from membersim.controller import qos_class
 from membersim.resources import (
-    DEPLOYMENT,
     JOB,
     NAMESPACE,
     NODE,
     NODE_METRICS,
     POD,
     POD_METRICS,
-    REPLICASET,
     SERVICE,
     SERVICE_CIDRS,
-    STATEFULSET,
     STORED,
     Resource,
 )
@@ -816,6 +813,3 @@ def delete_collection(
         "metadata": {"resourceVersion": str(rv)},
         "items": doomed,
     }
-
-
-SCALE_RESOURCES = (DEPLOYMENT, REPLICASET, STATEFULSET)

@@ -15,7 +15,6 @@ from membersim.placement import (
     matches_node_selection,
     node_is_ready,
     pod_requests,
-    tolerates,
     untolerated_taint,
 )
 from membersim.resources import DAEMONSET, DEPLOYMENT, JOB, NODE, POD, REPLICASET, STATEFULSET, Resource
@@ -970,6 +969,3 @@ def _percent_or_int(value: Any, total: int, *, round_up: bool) -> int:
         return int(value)
     except (TypeError, ValueError):
         return 0
-
-
-__all__ = ["Controller", "is_active", "is_ready", "qos_class", "tolerates"]

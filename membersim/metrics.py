@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from membersim import meta
 from membersim.controller import is_active
-from membersim.placement import _container_requests, node_allocatable
+from membersim.placement import container_requests, node_allocatable
 from membersim.quantity import format_kibibytes, format_nanocores
 from membersim.resources import NODE, POD
 
@@ -21,7 +21,7 @@ CONTAINER_BASE_MEMORY = 4 * 2**20
 
 def container_usage(container: dict[str, Any], load: float) -> tuple[int, int]:
     """(nanocores, bytes) one running container uses."""
-    requests = _container_requests(container)
+    requests = container_requests(container)
     nanocores = int((requests.cpu_m * load + CONTAINER_BASE_CPU_M) * 1_000_000)
     memory = int(requests.memory * load + CONTAINER_BASE_MEMORY)
     return nanocores, memory

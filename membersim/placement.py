@@ -26,7 +26,8 @@ class Requests:
     memory: int
 
 
-def _container_requests(container: dict[str, Any]) -> Requests:
+def container_requests(container: dict[str, Any]) -> Requests:
+    """Requests of one container (limits stand in for missing requests)."""
     resources = container.get("resources") or {}
     # Kubernetes defaults a missing request to the limit.
     values = {**(resources.get("limits") or {}), **(resources.get("requests") or {})}
@@ -41,8 +42,8 @@ def _container_requests(container: dict[str, Any]) -> Requests:
 def pod_requests(pod: dict[str, Any]) -> Requests:
     """Effective requests: the sum over containers, or the largest init container if bigger."""
     spec = pod.get("spec") or {}
-    main = [_container_requests(c) for c in spec.get("containers") or []]
-    init = [_container_requests(c) for c in spec.get("initContainers") or []]
+    main = [container_requests(c) for c in spec.get("containers") or []]
+    init = [container_requests(c) for c in spec.get("initContainers") or []]
     cpu = max([sum(r.cpu_m for r in main), *[r.cpu_m for r in init]])
     memory = max([sum(r.memory for r in main), *[r.memory for r in init]])
     return Requests(cpu, memory)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 READ_VERBS = ("get", "list", "watch")
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
@@ -24,7 +24,6 @@ class Resource:
     has_status: bool = False
     generation: bool = False
     min_minor: int = 0  # served only by clusters reporting at least this Kubernetes minor
-    extra: dict = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def api_version(self) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
 from membersim.quantity import QuantityError, parse_quantity
 
@@ -175,6 +175,3 @@ def parse_cluster_option(text: str) -> ClusterSpec:
             raise SpecError(f"{name}: unknown option {key!r} (known: {', '.join(known)})")
     values["labels"] = labels
     return ClusterSpec(**values)  # type: ignore[arg-type]
-
-
-SPEC_FIELDS = tuple(f.name for f in fields(ClusterSpec))
