@@ -13,6 +13,7 @@ from django.utils.translation import ngettext
 from clusters.editing import describe_taint
 from clusters.health import FALSE, TRUE, UNKNOWN
 from clusters.models import Cluster
+from observability.engine import firing_count
 
 HOT_ALLOCATION = 0.9
 
@@ -33,6 +34,9 @@ def fleet_summary() -> str:
         parts.append(_("%(n)d NotReady") % {"n": counts["n_not_ready"]})
     if counts["n_unknown"]:
         parts.append(_("%(n)d Unknown") % {"n": counts["n_unknown"]})
+    firing = firing_count()
+    if firing:
+        parts.append(ngettext("%(n)d alert firing", "%(n)d alerts firing", firing) % {"n": firing})
     return " · ".join(parts)
 
 

@@ -34,6 +34,11 @@ class Outcome:
     active: int = 0
 
 
+def firing_count() -> int:
+    """How many alerts fire now, for the header line of every page."""
+    return Alert.objects.filter(state=AlertState.FIRING).count()
+
+
 def evaluate(now: datetime | None = None) -> Outcome:
     """Evaluate every rule once. Safe to run twice at once: each transition is a conditional update."""
     now = now or timezone.now()

@@ -182,3 +182,16 @@ def test_the_page_queries_stay_bounded_with_many_alerts(
     client.force_login(viewer)
     with django_assert_max_num_queries(15):
         assert client.get(ALERTS).status_code == 200
+
+
+@pytest.mark.django_db
+def test_the_header_line_counts_the_firing_alerts(settings, make_cluster):
+    from clusters.summary import fleet_summary
+
+    settings.ALERT_CLUSTER_UNHEALTHY_FOR = 0
+    make_cluster("beijing")
+    assert "firing" not in fleet_summary()
+    make_cluster("shanghai", ready=ReadyState.FALSE)
+    make_cluster("guangzhou", ready=ReadyState.FALSE)
+    engine.evaluate()
+    assert fleet_summary().endswith(" · 2 alerts firing")

@@ -2,6 +2,7 @@
 
 import pytest
 from django.urls import reverse
+from django.utils import translation
 
 
 @pytest.fixture
@@ -54,5 +55,8 @@ def test_the_api_returns_the_pairs_and_narrows_to_one_cluster(api_as, viewer, fl
 @pytest.mark.django_db
 def test_the_network_page_speaks_chinese(client, viewer, fleet):
     client.force_login(viewer)
-    page = client.get(reverse("observability:network"), HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    try:
+        page = client.get(reverse("observability:network"), HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    finally:
+        translation.activate("en")  # the request left Chinese active in this thread
     assert "扁平网络" in page
