@@ -43,6 +43,10 @@ PROVIDER://REGION/NODE; each node gets a spec.podCIDR slice of ``pod_cidr``.
 Authentication: a wrong token is always 401. A missing token is 401 over TLS; over plain HTTP it is
 accepted unless ``anonymous=False``, because kubectl never sends kubeconfig credentials over HTTP.
 
+Workloads: pods of a template annotated ``membersim.io/fail: CrashLoopBackOff`` (or ``ImagePullBackOff``,
+``ErrImagePull``, ``Error``) report that failure and never become ready; ``Error`` fails pods whose
+restartPolicy is Never (so Jobs retry up to backoffLimit) and crash-loops the others.
+
 The command line (``python -m membersim --help``) serves the same and adds ``ctl`` for faults.
 The dashboard never imports this package; it talks to the clusters over HTTP like to real ones.
 """

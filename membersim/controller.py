@@ -25,6 +25,10 @@ if TYPE_CHECKING:
     from membersim.cluster import Cluster
 
 MAX_PASSES = 50
+# A pod (or pod template) annotation that makes the simulated kubelet report a failure instead:
+# CrashLoopBackOff, ImagePullBackOff or ErrImagePull (not ready), or Error (the pod fails).
+FAIL_ANNOTATION = "membersim.io/fail"
+FAILURES = ("CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "Error")
 FINISHED = ("Succeeded", "Failed")
 DAEMON_TOLERATIONS = [
     {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"},
@@ -45,6 +49,14 @@ def is_ready(pod: dict[str, Any]) -> bool:
         if condition.get("type") == "Ready":
             return condition.get("status") == "True"
     return False
+
+
+def failure_of(pod: dict[str, Any]) -> str | None:
+    """The failure the pod is annotated to show, if any."""
+    value = (pod["metadata"].get("annotations") or {}).get(FAIL_ANNOTATION)
+    if value == "Error" and (pod.get("spec") or {}).get("restartPolicy") != "Never":
+        return "CrashLoopBackOff"  # the kubelet restarts a failing container unless told never to
+    return value if value in FAILURES else None
 
 
 def qos_class(spec: dict[str, Any]) -> str:
@@ -511,7 +523,10 @@ class Controller:
                 continue
             completions = spec.get("completions") or 1
             succeeded = sum(1 for p in pods if (p.get("status") or {}).get("phase") == "Succeeded")
+            failed = sum(1 for p in pods if (p.get("status") or {}).get("phase") == "Failed")
             active = sum(1 for p in pods if is_active(p))
+            if failed > spec.get("backoffLimit", 6):
+                continue
             want = min(spec.get("parallelism", 1), completions - succeeded) - active
             labels = {
                 "batch.kubernetes.io/job-name": job["metadata"]["name"],
@@ -612,13 +627,42 @@ class Controller:
         )
         pod_ip = node_ip if spec.get("hostNetwork") else self._allocate_ip(node, use)
         job_pod = any(ref.get("kind") == "Job" for ref in pod["metadata"].get("ownerReferences") or [])
-        ready = node_is_ready(node) and not job_pod
+        failure = failure_of(pod)
+        ready = node_is_ready(node) and not job_pod and failure is None
         previous = (pod.get("status") or {}).get("conditions")
         statuses = []
+        restarts = 0
         for container in spec.get("containers") or []:
             image = container.get("image", "")
             container_id = f"containerd://{secrets.token_hex(32)}"
-            if job_pod:
+            last_state: dict[str, Any] = {}
+            if failure == "CrashLoopBackOff":
+                restarts = 5
+                names = f"container={container['name']} pod={pod['metadata']['name']}"
+                message = f"back-off 5m0s restarting failed {names}"
+                state = {"waiting": {"reason": failure, "message": message}}
+                last_state = {
+                    "terminated": {
+                        "exitCode": 1,
+                        "reason": "Error",
+                        "startedAt": when,
+                        "finishedAt": when,
+                        "containerID": container_id,
+                    }
+                }
+            elif failure in ("ImagePullBackOff", "ErrImagePull"):
+                state = {"waiting": {"reason": failure, "message": f'Back-off pulling image "{image}"'}}
+            elif failure == "Error":
+                state = {
+                    "terminated": {
+                        "exitCode": 1,
+                        "reason": "Error",
+                        "startedAt": when,
+                        "finishedAt": when,
+                        "containerID": container_id,
+                    }
+                }
+            elif job_pod:
                 state = {
                     "terminated": {
                         "exitCode": 0,
@@ -637,14 +681,16 @@ class Controller:
                     "imageID": f"{image}@sha256:{meta.template_hash(image)}",
                     "containerID": container_id,
                     "ready": ready,
-                    "restartCount": 0,
-                    "started": not job_pod,
+                    "restartCount": restarts,
+                    "started": not job_pod and failure is None,
                     "state": state,
-                    "lastState": {},
+                    "lastState": last_state,
                 }
             )
         ready_status = "True" if ready else "False"
         reason = "PodCompleted" if job_pod else ("" if ready else "ContainersNotReady")
+        if failure == "Error":
+            reason = "PodFailed"
         conditions = [
             condition(previous, "PodReadyToStartContainers", "False" if job_pod else "True"),
             condition(previous, "Initialized", "True", reason if job_pod else ""),
@@ -652,8 +698,13 @@ class Controller:
             condition(previous, "ContainersReady", ready_status, reason),
             condition(previous, "PodScheduled", "True"),
         ]
+        phase = "Succeeded" if job_pod else "Running"
+        if failure == "Error":
+            phase = "Failed"
+        elif failure in ("ImagePullBackOff", "ErrImagePull"):
+            phase = "Pending"
         status = {
-            "phase": "Succeeded" if job_pod else "Running",
+            "phase": phase,
             "conditions": conditions,
             "hostIP": node_ip,
             "hostIPs": [{"ip": node_ip}] if node_ip else [],
@@ -663,7 +714,7 @@ class Controller:
             "containerStatuses": statuses,
             "qosClass": (pod.get("status") or {}).get("qosClass") or qos_class(spec),
         }
-        if job_pod:
+        if phase in FINISHED:
             use.cpu_m -= pod_requests(pod).cpu_m
             use.memory -= pod_requests(pod).memory
             use.pods -= 1
@@ -694,12 +745,12 @@ class Controller:
             if not node_name or node_name not in nodes or status.get("phase") in FINISHED:
                 continue
             node = nodes[node_name]
-            if status.get("phase") != "Running":
+            if not status.get("startTime"):
                 usage = usage if usage is not None else self.usage()
                 self.store.put(POD, self._started(pod, node, usage.setdefault(node_name, NodeUse())))
                 changed = True
                 continue
-            ready = node_is_ready(node)
+            ready = node_is_ready(node) and failure_of(pod) is None
             if is_ready(pod) == ready:
                 continue
             conditions = status.get("conditions") or []
@@ -907,6 +958,7 @@ class Controller:
         pods = self._owned(POD, job)
         old = job.get("status") or {}
         succeeded = sum(1 for p in pods if (p.get("status") or {}).get("phase") == "Succeeded")
+        failed = sum(1 for p in pods if (p.get("status") or {}).get("phase") == "Failed")
         active = [p for p in pods if is_active(p)]
         status: dict[str, Any] = {}
         if not job["spec"].get("suspend"):
@@ -916,6 +968,8 @@ class Controller:
         status["ready"] = sum(1 for p in active if is_ready(p))
         if succeeded:
             status["succeeded"] = succeeded
+        if failed:
+            status["failed"] = failed
         status["terminating"] = 0
         status["uncountedTerminatedPods"] = {}
         if succeeded >= (job["spec"].get("completions") or 1):
@@ -945,6 +999,12 @@ class Controller:
                     ),
                     c["lastTransitionTime"],
                 )
+        elif failed > job["spec"].get("backoffLimit", 6):
+            message = "Job has reached the specified backoff limit"
+            status["conditions"] = [
+                condition(old.get("conditions"), "FailureTarget", "True", "BackoffLimitExceeded", message),
+                condition(old.get("conditions"), "Failed", "True", "BackoffLimitExceeded", message),
+            ]
         elif job["spec"].get("suspend"):
             status["conditions"] = [
                 condition(old.get("conditions"), "Suspended", "True", "JobSuspended", "Job suspended")

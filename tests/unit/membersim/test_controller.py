@@ -234,3 +234,43 @@ def test_events_are_capped_and_their_index_does_not_grow_without_bound(cluster):
     cluster.record_event(node, "Normal", "Test", f"message {3 * MAX_EVENTS - 1}", "test")
     newest = max(cluster.store.list(EVENT, "default"), key=lambda e: int(e["metadata"]["resourceVersion"]))
     assert newest["count"] == 2
+
+
+def test_a_crash_looping_template_gives_running_pods_that_are_never_ready(cluster):
+    deployment = workload(replicas=2)
+    deployment["spec"]["template"]["metadata"]["annotations"] = {"membersim.io/fail": "CrashLoopBackOff"}
+    api.create(cluster, DEPLOYMENT, "default", deployment, NO_QUERY)
+    crashing = pods(cluster)
+    assert len(crashing) == 2 and {p["status"]["phase"] for p in crashing} == {"Running"}
+    container = crashing[0]["status"]["containerStatuses"][0]
+    assert container["state"]["waiting"]["reason"] == "CrashLoopBackOff" and container["restartCount"] == 5
+    status = cluster.store.get(DEPLOYMENT, "default", "web")["status"]
+    assert "readyReplicas" not in status and status["unavailableReplicas"] == 2
+    cluster.set_node_ready("test-node-3", False)
+    cluster.set_node_ready("test-node-3", True)
+    assert not any(
+        c["status"] == "True"
+        for p in pods(cluster)
+        for c in p["status"]["conditions"]
+        if c["type"] == "Ready"
+    )
+
+
+def test_image_pull_failures_leave_pods_pending(cluster):
+    deployment = workload(replicas=1)
+    deployment["spec"]["template"]["metadata"]["annotations"] = {"membersim.io/fail": "ImagePullBackOff"}
+    api.create(cluster, DEPLOYMENT, "default", deployment, NO_QUERY)
+    (pod,) = pods(cluster)
+    assert pod["status"]["phase"] == "Pending" and pod["spec"]["nodeName"]
+    assert pod["status"]["containerStatuses"][0]["state"]["waiting"]["reason"] == "ImagePullBackOff"
+
+
+def test_a_failing_job_retries_up_to_its_backoff_limit_then_fails(cluster):
+    job = workload("Job", "flaky", restartPolicy="Never")
+    job["spec"] = {"backoffLimit": 2, "template": job["spec"]["template"]}
+    job["spec"]["template"]["metadata"]["annotations"] = {"membersim.io/fail": "Error"}
+    api.create(cluster, JOB, "default", job, NO_QUERY)
+    assert [p["status"]["phase"] for p in pods(cluster, "flaky")] == ["Failed"] * 3
+    status = cluster.store.get(JOB, "default", "flaky")["status"]
+    assert status["failed"] == 3 and "active" not in status
+    assert {c["type"]: c["reason"] for c in status["conditions"]}["Failed"] == "BackoffLimitExceeded"
