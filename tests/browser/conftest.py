@@ -24,7 +24,8 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="session")
+# Module scope: a module that starts its own Playwright must not find another one still running.
+@pytest.fixture(scope="module")
 def browser():
     from playwright.sync_api import sync_playwright
 

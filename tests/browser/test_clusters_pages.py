@@ -8,7 +8,11 @@ from clusters.collector import collect_cluster
 from clusters.models import Cluster
 from membersim import ClusterSpec
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.xdist_group("browser"),
+    pytest.mark.django_db(transaction=True),
+]
 
 
 def seed(name, labels, ready="True", nodes=(3, 3)):
