@@ -478,7 +478,7 @@ def _update(
         if resource.namespaced:
             new["metadata"]["namespace"] = namespace
         new["apiVersion"], new["kind"] = resource.api_version, resource.kind
-        if resource.has_status and resource is not NODE:
+        if resource.has_status:
             new["status"] = existing.get("status", {})
         elif "status" not in new and "status" in existing:
             new["status"] = existing["status"]
