@@ -92,6 +92,10 @@ class ClusterSpec:
                 raise SpecError(f"{self.name}: label {key}={value} is not a valid Kubernetes label")
         if not isinstance(self.load, (int, float)) or self.load < 0:
             raise SpecError(f"{self.name}: load must be a non-negative number, got {self.load!r}")
+        if isinstance(self.zones, str) or not all(isinstance(z, str) for z in self.zones):
+            raise SpecError(f"{self.name}: zones must be a list of strings, got {self.zones!r}")
+        if not isinstance(self.labels, dict):
+            raise SpecError(f"{self.name}: labels must be a mapping, got {self.labels!r}")
         for zone in self.zones:
             if not _LABEL_VALUE.match(zone):
                 raise SpecError(f"{self.name}: zone {zone!r} is not a valid label value")
