@@ -52,7 +52,7 @@ def kept_by_eviction(binding: ResourceBinding) -> set[str]:
 def sync_binding(binding_id: int) -> list[int]:
     """Bring the binding's Works to what its clusters, template and overrides say; ids of works to act on."""
     binding = (
-        ResourceBinding.objects.select_for_update()
+        ResourceBinding.objects.select_for_update(of=("self",))
         .select_related("template", "policy")
         .filter(pk=binding_id)
         .first()

@@ -88,7 +88,7 @@ def rebalance_by_load(now: datetime | None = None) -> list[int]:
     ):
         with transaction.atomic():
             binding = (
-                ResourceBinding.objects.select_for_update()
+                ResourceBinding.objects.select_for_update(of=("self",))
                 .select_related("template", "policy")
                 .get(pk=binding_id)
             )

@@ -112,7 +112,7 @@ def schedule_binding(binding_id: int, now: datetime | None = None, force: str = 
     """Schedule one binding if a Karmada trigger holds (or `force` names one); the plan, or None."""
     now = now or timezone.now()
     binding = (
-        ResourceBinding.objects.select_for_update()
+        ResourceBinding.objects.select_for_update(of=("self",))
         .select_related("template", "policy")
         .filter(pk=binding_id)
         .first()
