@@ -189,9 +189,10 @@ def lint_subject(subject: Subject, rules: Mapping[str, Rule]) -> list[Finding]:
             )
 
     keys = sorted(labels)
+    aliases = {alias for rule in rules.values() for alias in rule.aliases}
     for key in keys:
-        if key in rules or "/" in key or key.startswith(WELL_KNOWN_PREFIXES):
-            continue
+        if key in rules or key in aliases or "/" in key or key.startswith(WELL_KNOWN_PREFIXES):
+            continue  # an alias is reported as missing or duplicate, with its fix
         add(
             WARNING,
             "form",

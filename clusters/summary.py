@@ -10,7 +10,7 @@ from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from clusters.editing import describe_taint
+from clusters.editing import UNSCHEDULABLE_TAINT, describe_taint
 from clusters.health import FALSE, TRUE, UNKNOWN
 from clusters.models import Cluster
 from observability.engine import firing_count
@@ -75,6 +75,9 @@ def reasons(cluster: Cluster, now: datetime | None = None) -> list[str]:
     elif cluster.observed and cluster.observed != cluster.ready:
         found.append(_("probe failing since %(t)s ago") % {"t": ago(_since(cluster.observed_since, now))})
     for taint in cluster.taints:
+        if taint.get("key") == UNSCHEDULABLE_TAINT:
+            found.append(_("cordoned"))
+            continue
         added = parse_datetime(str(taint.get("timeAdded") or ""))
         text = describe_taint(taint)
         if added:

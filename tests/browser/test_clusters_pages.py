@@ -118,5 +118,26 @@ def test_the_health_panel_draws_its_charts(
     page.click("text=Cordon (stop new scheduling)")
     page.wait_for_selector("[data-testid=taints] >> text=cluster.karmada.io/unschedulable:NoSchedule")
     page.goto(f"{live_server.url}/clusters/fleet/")
-    page.wait_for_selector("[data-cluster=beijing] >> text=cluster.karmada.io/unschedulable:NoSchedule")
+    page.wait_for_selector("[data-cluster=beijing] >> text=cordoned")
     screenshot(page, "clusters-fleet")
+
+
+def test_a_lint_finding_is_fixed_with_one_click(signed_in_page, live_server, screenshot):
+    from clusters.models import LabelConvention
+
+    LabelConvention.objects.all().delete()
+    LabelConvention.objects.create(key="env", required=True, allowed_values=["dev", "staging", "prod"])
+    LabelConvention.objects.create(key="location/region", required=True, aliases=["region"])
+    seed("beijing", {"env": "production", "region": "cn-north"})
+    seed("shanghai", {"env": "prod", "location/region": "cn-east"})
+    page = signed_in_page("operator")
+    page.goto(f"{live_server.url}/clusters/")
+    assert "env=production is not allowed" in page.inner_text("tr[data-cluster=beijing] .lint")
+    page.click("tr[data-cluster=beijing] .lint a")
+    page.wait_for_selector("#lint-beijing")
+    screenshot(page, "clusters-conventions")
+    page.click("#lint-beijing + ul button:has-text('env=prod')")
+    page.wait_for_selector("text=Fixed on beijing")
+    page.click("#lint-beijing + ul button:has-text('location/region=cn-north')")
+    page.wait_for_selector("text=Every cluster follows the conventions.")
+    assert Cluster.objects.get(name="beijing").labels == {"env": "prod", "location/region": "cn-north"}
