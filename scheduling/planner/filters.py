@@ -85,14 +85,15 @@ def filter_cluster(
     if previous is None:
         previous = frozenset(target.name for target in binding.previous)
     reasons = []
-    held = cluster.name in previous
-    if not held:
-        reason = filter_api_enablement(cluster, binding, previous)
-        if reason is not None:
-            reasons.append(reason)
-        reason = filter_taints(cluster, placement, previous)
-        if reason is not None:
-            reasons.append(reason)
+    if cluster.name not in previous:
+        if cluster.api_enablements is not None:
+            reason = filter_api_enablement(cluster, binding, previous)
+            if reason is not None:
+                reasons.append(reason)
+        if cluster.taints or cluster.ready != "True":
+            reason = filter_taints(cluster, placement, previous)
+            if reason is not None:
+                reasons.append(reason)
     reason = filter_affinity(cluster, placement, binding, observed)
     if reason is not None:
         reasons.append(reason)
