@@ -163,7 +163,7 @@ def form_from_policy(doc: dict[str, Any]) -> FormState:
     spec = policy.spec(doc)
     placement = policy.placement(doc)
     state = FormState(
-        kind=doc.get("kind") if doc.get("kind") in policy.KINDS else policy.PROPAGATION_POLICY,
+        kind=str(doc["kind"]) if doc.get("kind") in policy.KINDS else policy.PROPAGATION_POLICY,
         name=_text(meta.get("name")),
         namespace=_text(meta.get("namespace")),
         priority=_text(spec.get("priority")),
@@ -320,30 +320,39 @@ def policy_from_form(data: MultiValue) -> tuple[dict[str, Any], FormProblems]:
 
     spec = doc["spec"] = as_map(doc.get("spec")) or {}
     _put(spec, "priority", _int(_text(data.get("priority")).strip(), "spec.priority", problems))
+    spec["resourceSelectors"] = _selectors(data)
+    placement = spec["placement"] = as_map(spec.get("placement")) or {}
+    if "clusterAffinities" not in placement:
+        _merge_affinity(placement, data)
+    _put(placement, "clusterTolerations", _tolerations(data, problems))
+    _put(placement, "spreadConstraints", _spread(data, problems))
+    _merge_replica_scheduling(placement, data, problems)
+    return doc, problems
+
+
+def _selectors(data: MultiValue) -> list[dict[str, Any]]:
     selectors = []
-    for api_version, sel_kind, namespace, name, extra in _rows(
+    for api_version, kind, namespace, name, extra in _rows(
         data, "sel_api_version", "sel_kind", "sel_namespace", "sel_name", "sel_extra"
     ):
-        if not (api_version or sel_kind or namespace or name):
+        if not (api_version or kind or namespace or name):
             continue
-        item = {"apiVersion": api_version, "kind": sel_kind}
+        item = {"apiVersion": api_version, "kind": kind}
         if namespace:
             item["namespace"] = namespace
         if name:
             item["name"] = name
         selectors.append({**item, **_json_map(extra)})
-    spec["resourceSelectors"] = selectors
+    return selectors
 
-    placement = spec["placement"] = as_map(spec.get("placement")) or {}
-    if "clusterAffinities" not in placement:
-        _merge_affinity(placement, data)
+
+def _tolerations(data: MultiValue, problems: FormProblems) -> list[dict[str, Any]]:
     tolerations = []
-    for i, (key, operator, value, effect, seconds, extra) in enumerate(
-        _rows(data, "tol_key", "tol_operator", "tol_value", "tol_effect", "tol_seconds", "tol_extra")
-    ):
+    rows = _rows(data, "tol_key", "tol_operator", "tol_value", "tol_effect", "tol_seconds", "tol_extra")
+    for i, (key, operator, value, effect, seconds, extra) in enumerate(rows):
         if not (key or value or effect or seconds or operator == "Exists"):
             continue
-        item = {"key": key, "operator": operator or "Equal"}
+        item: dict[str, Any] = {"key": key, "operator": operator or "Equal"}
         if value:
             item["value"] = value
         if effect:
@@ -352,7 +361,10 @@ def policy_from_form(data: MultiValue) -> tuple[dict[str, Any], FormProblems]:
         if number is not None:
             item["tolerationSeconds"] = number
         tolerations.append({**item, **_json_map(extra)})
-    _put(placement, "clusterTolerations", tolerations)
+    return tolerations
+
+
+def _spread(data: MultiValue, problems: FormProblems) -> list[dict[str, Any]]:
     spread = []
     for i, (by, label, low, high, extra) in enumerate(
         _rows(data, "sc_by", "sc_label", "sc_min", "sc_max", "sc_extra")
@@ -365,9 +377,7 @@ def policy_from_form(data: MultiValue) -> tuple[dict[str, Any], FormProblems]:
             if number is not None:
                 item[key] = number
         spread.append({**item, **_json_map(extra)})
-    _put(placement, "spreadConstraints", spread)
-    _merge_replica_scheduling(placement, data, problems)
-    return doc, problems
+    return spread
 
 
 def _merge_affinity(placement: dict[str, Any], data: MultiValue) -> None:

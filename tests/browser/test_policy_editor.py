@@ -2,25 +2,18 @@
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-from pathlib import Path
 
 import pytest
-from django.contrib.auth import get_user_model
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Page, expect
 
-from karmada_ui.roles import OPERATOR, grant
 from membersim import ClusterSpec, Simulator
 from scheduling.services import apply_yaml
+from tests.browser.conftest import ARTIFACTS
 from tests.support.members import eager_tasks, member_object, register
 
-os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+pytestmark = [pytest.mark.browser]
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-PASSWORD = "browser-test-password-1"
 SHOP = """
 apiVersion: apps/v1
 kind: Deployment
@@ -42,18 +35,6 @@ SPECS = [
 ]
 
 
-def chromium_path() -> str:
-    return os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
-        yield instance
-        instance.close()
-
-
 @pytest.fixture
 def members(transactional_db):
     with Simulator(SPECS) as sim, eager_tasks():
@@ -61,34 +42,31 @@ def members(transactional_db):
 
 
 @pytest.fixture
-def page(browser, live_server, members) -> Page:
-    """A signed-in operator's page (1400 by 1000 pixels), with the shop Deployment waiting for a policy."""
+def editor(signed_in_page, live_server, members):
+    """An operator signed in, the shop Deployment waiting for a policy; returns a URL-to-page opener."""
     apply_yaml(SHOP)
-    user = get_user_model().objects.create_user("olga-operator", password=PASSWORD)
-    grant(user, OPERATOR)
-    context = browser.new_context(viewport={"width": 1400, "height": 1000}, base_url=live_server.url)
-    tab = context.new_page()
-    tab.goto("/accounts/login/")
-    tab.fill("input[name=username]", "olga-operator")
-    tab.fill("input[name=password]", PASSWORD)
-    tab.click("button[type=submit]")
-    tab.wait_for_load_state()
-    yield tab
-    context.close()
+    page = signed_in_page("operator")
+
+    def open_(path: str) -> Page:
+        page.goto(f"{live_server.url}{path}")
+        return page
+
+    return open_
 
 
-def shot(page: Page, name: str, full_page: bool = False) -> None:
+def shot(page: Page, name: str) -> None:
+    """A viewport screenshot in test-artifacts/ (the README's screenshots come from these)."""
     ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=full_page)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
 
 
 def summary(page: Page):
     return page.locator("#preview-summary")
 
 
-def author_seed_policy(page: Page) -> None:
+def author_seed_policy(editor) -> Page:
     """Fill the form as a new user would: name, resource, two clusters by keyboard, Divided, two weights."""
-    page.goto("/policies/new/")
+    page = editor("/policies/new/")
     page.fill("#f-name", "shop-split")
     page.fill("input[name=sel_name]", "shop")
     for cluster in ("beijing", "shanghai"):
@@ -101,10 +79,11 @@ def author_seed_policy(page: Page) -> None:
         page.click("[data-add-weight]")
     page.locator("[data-weight-slider]").nth(0).fill("7")
     page.locator("[data-weight-slider]").nth(1).fill("3")
+    return page
 
 
-def test_a_new_user_authors_the_seed_policy_watches_the_split_and_applies_it(page, members):
-    author_seed_policy(page)
+def test_a_new_user_authors_the_seed_policy_watches_the_split_and_applies_it(editor, members):
+    page = author_seed_policy(editor)
     expect(summary(page)).to_have_text("Proposed split for 10 replicas: beijing 7, shanghai 3.")
     expect(page.locator("#preview-workload")).to_have_value(re.compile(r"\d+"))
     expect(page.locator("#why-not")).to_contain_text("guangzhou")
@@ -159,7 +138,7 @@ def test_a_new_user_authors_the_seed_policy_watches_the_split_and_applies_it(pag
     assert {name: d["spec"]["replicas"] for name, d in deployments.items()} == {"beijing": 7, "shanghai": 3}
     assert member_object(members["guangzhou"], "apps/v1", "Deployment", "shop") is None
 
-    page.goto("/drill/")
+    page = editor("/drill/")
     page.select_option("#drill-cluster", "beijing")
     page.check("input[name=condition][value=NoExecute]")
     page.click("text=Run the drill")
@@ -169,8 +148,8 @@ def test_a_new_user_authors_the_seed_policy_watches_the_split_and_applies_it(pag
     shot(page, "drill-no-execute")
 
 
-def test_switching_to_yaml_and_back_loses_nothing_not_even_fields_the_form_does_not_show(page):
-    author_seed_policy(page)
+def test_switching_to_yaml_and_back_loses_nothing_not_even_fields_the_form_does_not_show(editor):
+    page = author_seed_policy(editor)
     expect(summary(page)).to_contain_text("beijing 7, shanghai 3")
     page.click("#tab-yaml")
     editor = page.locator("#policy-yaml")
@@ -193,8 +172,8 @@ def test_switching_to_yaml_and_back_loses_nothing_not_even_fields_the_form_does_
     assert "weight: 2" in text
 
 
-def test_a_yaml_mistake_is_shown_on_its_line(page):
-    author_seed_policy(page)
+def test_a_yaml_mistake_is_shown_on_its_line(editor):
+    page = author_seed_policy(editor)
     page.click("#tab-yaml")
     editor = page.locator("#policy-yaml")
     expect(editor).to_be_enabled()
@@ -206,9 +185,10 @@ def test_a_yaml_mistake_is_shown_on_its_line(page):
     shot(page, "editor-yaml-error")
 
 
-def test_the_editor_speaks_chinese_and_follows_a_dark_browser(page):
+def test_the_editor_speaks_chinese_and_follows_a_dark_browser(editor):
+    page = editor("/accounts/login/")
     page.emulate_media(color_scheme="dark")
-    page.goto("/policies/new/")
+    page = editor("/policies/new/")
     page.select_option("#language-select", "zh-hans")
     page.wait_for_load_state()
     expect(page.locator("h1")).to_have_text("新建分发策略")
@@ -218,3 +198,28 @@ def test_the_editor_speaks_chinese_and_follows_a_dark_browser(page):
     background = page.evaluate("getComputedStyle(document.documentElement).backgroundColor")
     assert background == "rgb(20, 23, 28)"
     shot(page, "editor-zh-dark")
+
+
+def test_chips_and_the_review_dialog_work_from_the_keyboard(editor):
+    page = editor("/policies/new/")
+    page.fill("#f-name", "keyboard")
+    chip_input = page.locator("#cluster-name-add")
+    for cluster in ("beijing", "shanghai", "guangzhou"):
+        chip_input.fill(cluster)
+        chip_input.press("Enter")
+    chips = page.locator("#chips-cluster_names .chip-text")
+    expect(chips).to_have_text(["beijing", "shanghai", "guangzhou"])
+    chip_input.press("Backspace")
+    expect(chips).to_have_text(["beijing", "shanghai"])
+    page.focus("[aria-label='Remove beijing']")
+    page.keyboard.press("Delete")
+    expect(chips).to_have_text(["shanghai"])
+    assert page.evaluate("document.activeElement.id") == "cluster-name-add"
+    expect(page.locator("#match-summary")).to_contain_text("matches 1 of 3 clusters")
+    page.focus("#review-button")
+    page.keyboard.press("Enter")
+    dialog = page.locator("#review-dialog")
+    expect(dialog).to_be_visible()
+    assert page.evaluate("document.activeElement.id") == "apply-button"
+    page.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()

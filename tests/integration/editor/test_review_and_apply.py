@@ -103,3 +103,17 @@ def test_applying_an_invalid_document_is_a_clear_400(members, operator_client):
     response = operator_client.post(reverse("scheduling:policy_apply"), {"document": json.dumps(bad)})
     assert response.status_code == 400
     assert b"maxGroups" in response.content
+
+
+def test_a_workload_claimed_by_another_policy_stays_unless_this_one_preempts(members, operator_client):
+    older = json.loads(json.dumps(POLICY_7_3))
+    older["metadata"]["name"] = "older"
+    apply_yaml(SHOP + "---\n" + json.dumps(older))
+    newer = json.loads(json.dumps(POLICY_7_3))
+    newer["spec"]["priority"] = 10
+    body = operator_client.post(reverse("scheduling:policy_review"), editor_post(newer)).content.decode()
+    assert "Matched but not taken" in body
+    assert "PropagationPolicy default/older: it is claimed already and this policy may not preempt it" in body
+    newer["spec"]["preemption"] = "Always"
+    body = operator_client.post(reverse("scheduling:policy_review"), editor_post(newer)).content.decode()
+    assert "held now by PropagationPolicy default/older" in body
