@@ -167,6 +167,7 @@ REDIS_URL = env_str("REDIS_URL")
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", REDIS_URL or "filesystem://localhost/")
 CELERY_BROKER_FOLDER = VAR_DIR / "broker"
 if CELERY_BROKER_URL.startswith("filesystem://"):
+    CELERY_BROKER_TRANSPORT = "karmada_ui.folder_broker:Transport"  # atomic message writes
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(CELERY_BROKER_FOLDER / "queue"),
         "data_folder_out": str(CELERY_BROKER_FOLDER / "queue"),
