@@ -1,8 +1,7 @@
-"""Propagation: desired Works per target cluster, applying them to members, releasing and deleting them."""
+"""Propagation: the desired Works of each binding, status collected back, drift found in member clusters."""
 
 from __future__ import annotations
 
-import time
 import uuid
 from datetime import datetime
 from typing import Any
@@ -10,10 +9,9 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from clusters.k8s import ClusterUnreachable, KubeError, NotFound, ServerError, objects
+from clusters.k8s import objects
 from clusters.models import Cluster
-from observability import recording
-from scheduling import events, names
+from scheduling import names
 from scheduling.interpreter import dependencies, interpret_health, reflect_status, workload_of
 from scheduling.models import (
     HEALTHY,
@@ -24,10 +22,8 @@ from scheduling.models import (
 )
 from scheduling.overrides import OverrideError, OverrideSource
 from scheduling.planner import InputError
-from scheduling.snapshots import cluster_snapshot
-from scheduling.works import member_manifest, needs_replica_revision, released_copy, retain_member_fields
-
-TRANSIENT = (ClusterUnreachable, ServerError)
+from scheduling.snapshots import cluster_identity
+from scheduling.works import member_manifest, needs_replica_revision, retain_member_fields
 
 
 def override_sources(namespace: str) -> list[OverrideSource]:
@@ -73,6 +69,7 @@ def sync_binding(binding_id: int) -> list[int]:
         return []
     revise = needs_replica_revision(binding)
     work_name = names.work_name(template.namespace, template.name, template.kind)
+    created: list[Work] = []
     for cluster_name, replicas in targets.items():
         cluster = clusters.get(cluster_name)
         if cluster is None:
@@ -89,7 +86,7 @@ def sync_binding(binding_id: int) -> list[int]:
                 binding=binding,
                 template=template,
                 workload=workload,
-                cluster=cluster_snapshot(cluster),
+                cluster=cluster_identity(cluster),
                 replicas=replicas if revise else None,
                 sources=sources,
                 work_name=work_name,
@@ -103,8 +100,12 @@ def sync_binding(binding_id: int) -> list[int]:
         current = (work.manifest, work.desired_hash, work.deleting, work.suspended, work.applied_overrides)
         if work.pk is None or state != current:
             work.manifest, work.desired_hash, work.deleting, work.suspended, work.applied_overrides = state
-            work.save()
+            if work.pk is None:
+                created.append(work)
+            else:
+                work.save()
         works[cluster_name] = work
+    Work.objects.bulk_create(created)
     keep = set(targets) | kept_by_eviction(binding)
     for cluster_name, work in works.items():
         if cluster_name not in keep and not work.deleting:
@@ -162,134 +163,6 @@ def distribute_dependencies(binding: ResourceBinding) -> None:
         if attached.clusters != clusters:
             attached.clusters = clusters
             attached.save(update_fields=["clusters", "updated_at"])
-
-
-# --------------------------------------------------------------------------------- member clusters
-
-
-def _managed(binding: ResourceBinding) -> Any:
-    def may_update(live: dict[str, Any]) -> bool:
-        labels = (live.get("metadata") or {}).get("labels") or {}
-        return labels.get(names.MANAGED_LABEL) == "true" or binding.conflict_resolution == "Overwrite"
-
-    return may_update
-
-
-def apply_work(work_id: int, now: datetime | None = None) -> str:
-    """Make the member cluster hold what the Work says (or release/delete it); returns what was done.
-
-    Raises ClusterUnreachable/ServerError for the caller to retry; other errors are recorded on the Work.
-    """
-    now = now or timezone.now()
-    work = Work.objects.select_related("binding").filter(pk=work_id).first()
-    if work is None:
-        return "gone"
-    cluster = Cluster.objects.filter(name=work.cluster_name).first()
-    if work.deleting:
-        return _remove(work, cluster)
-    if work.suspended:
-        return "suspended"
-    if cluster is None:
-        _record_failure(work, "ClusterNotFound", f"cluster {work.cluster_name} is not registered")
-        return "failed"
-    desired_hash, manifest = work.desired_hash, work.manifest
-    started = time.monotonic()
-    try:
-        outcome = objects.apply_object(
-            cluster.connection(), manifest, may_update=_managed(work.binding), merge=retain_member_fields
-        )
-    except TRANSIENT:
-        _observe_apply(work, "error", started)
-        raise
-    except KubeError as exc:
-        _observe_apply(work, "error", started)
-        _record_failure(work, "AppliedFailed", exc.message)
-        return "failed"
-    if outcome.action == "refused":
-        _observe_apply(work, "error", started)
-        message = (
-            f"{manifest['kind']} {manifest['metadata'].get('namespace', '')}/{manifest['metadata']['name']} "
-            "already exists in the member cluster and is not managed by Karmada; "
-            "set conflictResolution: Overwrite to take it over"
-        )
-        _record_failure(work, "ConflictResolution", message)
-        return "refused"
-    Work.objects.filter(pk=work.pk, desired_hash=desired_hash).update(
-        applied=True,
-        applied_hash=desired_hash,
-        applied_reason="AppliedSuccessful",
-        applied_message="Manifest has been successfully applied",
-        applied_at=now,
-        status=reflect_status(outcome.object),
-        health=interpret_health(outcome.object),
-        status_at=now,
-    )
-    _observe_apply(work, "success", started)
-    return outcome.action
-
-
-def _observe_apply(work: Work, result: str, started: float) -> None:
-    """Karmada's work_sync_workload_duration_seconds, with the member cluster as a label."""
-    recording.observe(
-        "work_sync_workload_duration_seconds",
-        time.monotonic() - started,
-        {"result": result, "member_cluster": work.cluster_name},
-    )
-
-
-def _record_failure(work: Work, reason: str, message: str) -> None:
-    changed = work.applied_reason != reason or work.applied_message != message
-    Work.objects.filter(pk=work.pk).update(
-        applied=False, applied_hash="", applied_reason=reason, applied_message=message
-    )
-    if changed:
-        events.record(work, "Warning", reason, f"{work.cluster_name}: {message}")
-
-
-def _remove(work: Work, cluster: Cluster | None) -> str:
-    """Delete the member copy (or strip Karmada's metadata when preserved), then the Work row."""
-    manifest = work.manifest
-    metadata = manifest.get("metadata") or {}
-    if cluster is not None:
-        conn = cluster.connection()
-        try:
-            if work.preserve_on_delete:
-                live = objects.get_object(
-                    conn,
-                    manifest["apiVersion"],
-                    manifest["kind"],
-                    metadata["name"],
-                    metadata.get("namespace", ""),
-                )
-                labels = (live.get("metadata") or {}).get("labels") or {}
-                if labels.get(names.WORK_PERMANENT_ID) == str(work.permanent_id):
-                    objects.replace_object(conn, released_copy(live))
-            else:
-                live = objects.get_object(
-                    conn,
-                    manifest["apiVersion"],
-                    manifest["kind"],
-                    metadata["name"],
-                    metadata.get("namespace", ""),
-                )
-                labels = (live.get("metadata") or {}).get("labels") or {}
-                if labels.get(names.MANAGED_LABEL) == "true":
-                    objects.delete_object(
-                        conn,
-                        manifest["apiVersion"],
-                        manifest["kind"],
-                        metadata["name"],
-                        metadata.get("namespace", ""),
-                    )
-        except NotFound:
-            pass
-        except TRANSIENT:
-            raise
-        except KubeError as exc:
-            _record_failure(work, "DeleteFailed", exc.message)
-            return "failed"
-    work.delete()
-    return "released" if work.preserve_on_delete else "deleted"
 
 
 # ------------------------------------------------------------------------ status back, drift repair
@@ -358,7 +231,3 @@ def sync_cluster_objects(cluster: Cluster, now: datetime | None = None) -> list[
         if (status, health) != (work.status, work.health):
             Work.objects.filter(pk=work.pk).update(status=status, health=health, status_at=now)
     return repair
-
-
-def binding_of(work_id: int) -> int | None:
-    return Work.objects.filter(pk=work_id).values_list("binding_id", flat=True).first()

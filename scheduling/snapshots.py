@@ -56,3 +56,17 @@ def cluster_document(cluster: Cluster) -> dict[str, Any]:
 def cluster_snapshot(cluster: Cluster) -> ClusterSnapshot:
     """What the planner knows about one member cluster: labels, topology, taints, status, nodes."""
     return parse_cluster(cluster_document(cluster))
+
+
+def cluster_identity(cluster: Cluster) -> ClusterSnapshot:
+    """Only what cluster affinities match on (name, labels, provider, region, zones); no status parsed.
+
+    Enough for override rules' targetCluster, and cheap enough to build per Work.
+    """
+    return ClusterSnapshot(
+        name=cluster.name,
+        labels=dict(cluster.labels),
+        provider=cluster.provider,
+        region=cluster.region,
+        zones=tuple(cluster.zones),
+    )

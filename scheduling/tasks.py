@@ -5,20 +5,11 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import transaction
 
-from clusters.k8s import ClusterUnreachable, ServerError
-from scheduling import detector, propagation, scheduler
+from scheduling import detector, dispatch, propagation, scheduler
 from scheduling import reconcile as reconciling
 
-RETRY = {
-    "acks_late": True,
-    "reject_on_worker_lost": True,
-    "autoretry_for": (ClusterUnreachable, ServerError),
-    "retry_backoff": 2,
-    "retry_backoff_max": 60,
-    "max_retries": 6,
-    "soft_time_limit": 120,
-    "time_limit": 150,
-}
+# Works are applied in chunks: one task, many member calls in parallel.
+CHUNK = 100
 ONCE = {"acks_late": True, "reject_on_worker_lost": True, "soft_time_limit": 300, "time_limit": 330}
 
 
@@ -46,17 +37,22 @@ def schedule_binding(binding_id: int, force: str = "") -> None:
     after_commit(sync_binding, binding_id)
 
 
+def enqueue_works(work_ids: list[int]) -> None:
+    for start in range(0, len(work_ids), CHUNK):
+        after_commit(apply_works, work_ids[start : start + CHUNK])
+
+
 @shared_task(name="scheduling.tasks.sync_binding", **ONCE)
 def sync_binding(binding_id: int) -> None:
-    for work_id in propagation.sync_binding(binding_id):
-        after_commit(apply_work, work_id)
+    enqueue_works(propagation.sync_binding(binding_id))
 
 
-@shared_task(name="scheduling.tasks.apply_work", **RETRY)
-def apply_work(work_id: int) -> None:
-    binding_id = propagation.binding_of(work_id)
-    if propagation.apply_work(work_id) in ("deleted", "released") and binding_id is not None:
-        after_commit(sync_binding, binding_id)
+@shared_task(name="scheduling.tasks.apply_works", **ONCE)
+def apply_works(work_ids: list[int]) -> None:
+    """Member calls; failures are recorded on the Works and the periodic reconcile tries them again."""
+    result = dispatch.apply_works(work_ids)
+    for binding_id in sorted(result.emptied_bindings):
+        after_commit(sync_binding, binding_id)  # a deleted template finishes once its Works are gone
 
 
 @shared_task(name="scheduling.tasks.reconcile", **ONCE)
@@ -65,5 +61,4 @@ def reconcile() -> None:
     plan = reconciling.reconcile()
     for binding_id in plan.schedule:
         after_commit(schedule_binding, binding_id)
-    for work_id in plan.apply:
-        after_commit(apply_work, work_id)
+    enqueue_works(plan.apply)

@@ -39,6 +39,23 @@ class ApplyOutcome:
     object: dict[str, Any]
 
 
+# Built-in kinds whose plural and scope never change; everything else is discovered once per server.
+WELL_KNOWN = {
+    ("v1", "ConfigMap"): ("configmaps", True),
+    ("v1", "Secret"): ("secrets", True),
+    ("v1", "Service"): ("services", True),
+    ("v1", "ServiceAccount"): ("serviceaccounts", True),
+    ("v1", "Pod"): ("pods", True),
+    ("v1", "PersistentVolumeClaim"): ("persistentvolumeclaims", True),
+    ("v1", "Namespace"): ("namespaces", False),
+    ("apps/v1", "Deployment"): ("deployments", True),
+    ("apps/v1", "StatefulSet"): ("statefulsets", True),
+    ("apps/v1", "DaemonSet"): ("daemonsets", True),
+    ("apps/v1", "ReplicaSet"): ("replicasets", True),
+    ("batch/v1", "Job"): ("jobs", True),
+    ("batch/v1", "CronJob"): ("cronjobs", True),
+}
+
 _discovery_lock = threading.Lock()
 _discovery: dict[tuple[str, str], dict[str, ResourceInfo]] = {}
 
@@ -51,6 +68,9 @@ def resource_info(
     conn: ClusterConnection, api_version: str, kind: str, timeout: Timeout | None = None
 ) -> ResourceInfo:
     """The plural and scope of a kind, from the cluster's discovery document (cached per server)."""
+    if (api_version, kind) in WELL_KNOWN:
+        plural, namespaced = WELL_KNOWN[(api_version, kind)]
+        return ResourceInfo(api_version, kind, plural, namespaced)
     key = (conn.server, api_version)
     with _discovery_lock:
         known = _discovery.get(key)
