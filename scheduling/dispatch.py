@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -20,7 +19,6 @@ from scheduling.interpreter import interpret_health, reflect_status
 from scheduling.models import Work
 from scheduling.works import released_copy, retain_member_fields
 
-log = logging.getLogger(__name__)
 # Calls to member clusters overlap; Karmada's execution controller runs concurrent work syncs likewise.
 PARALLEL_CALLS = 8
 
