@@ -687,16 +687,7 @@ def _delete_options(body: Any, query: Query) -> dict[str, Any]:
 
 
 def _dependents(cluster: Cluster, owner: dict[str, Any]) -> list[tuple[Resource, dict[str, Any]]]:
-    uid = owner["metadata"]["uid"]
-    namespace = owner["metadata"].get("namespace")
-    found = []
-    for resource in STORED:
-        if not resource.namespaced:
-            continue
-        for obj in cluster.store.iter(resource, namespace):
-            if any(ref.get("uid") == uid for ref in obj["metadata"].get("ownerReferences") or []):
-                found.append((resource, obj))
-    return found
+    return cluster.store.owned_by(owner["metadata"]["uid"])
 
 
 def _remove(cluster: Cluster, resource: Resource, obj: dict[str, Any], policy: str) -> dict[str, Any]:

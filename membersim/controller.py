@@ -129,11 +129,7 @@ class Controller:
 
     def _owned(self, resource: Resource, owner: dict[str, Any]) -> list[dict[str, Any]]:
         uid = owner["metadata"]["uid"]
-        return [
-            o
-            for o in self.store.iter(resource, owner["metadata"]["namespace"])
-            if meta.controller_uid(o) == uid
-        ]
+        return [o for _, o in self.store.owned_by(uid, resource) if meta.controller_uid(o) == uid]
 
     def _create_pod(
         self,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from fractions import Fraction
 
@@ -34,14 +35,20 @@ class QuantityError(ValueError):
 
 def parse_quantity(value: str | int | float) -> Fraction:
     """Return the exact value of a quantity such as ``500m``, ``32Gi`` or ``1e3``."""
+    if isinstance(value, str):
+        return _parse_text(value)
     if isinstance(value, bool):
         raise QuantityError(f"quantities must match the regular expression, got {value!r}")
     if isinstance(value, int):
         return Fraction(value)
     if isinstance(value, float):
         return Fraction(str(value))
-    if not isinstance(value, str):
-        raise QuantityError(f"quantities must be strings or numbers, got {type(value).__name__}")
+    raise QuantityError(f"quantities must be strings or numbers, got {type(value).__name__}")
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_text(value: str) -> Fraction:
+    """Parsing is the scheduler's hot path and the same few strings recur, so results are cached."""
     match = _QUANTITY.match(value.strip())
     if not match:
         raise QuantityError(
@@ -57,12 +64,14 @@ def parse_quantity(value: str | int | float) -> Fraction:
     return result
 
 
+@functools.lru_cache(maxsize=4096)
 def to_millicores(value: str | int | float) -> int:
     """CPU quantity in whole millicores, rounded up as Kubernetes does."""
     milli = parse_quantity(value) * 1000
     return -((-milli.numerator) // milli.denominator)
 
 
+@functools.lru_cache(maxsize=4096)
 def to_bytes(value: str | int | float) -> int:
     """Memory (or any integer) quantity in whole units, rounded up."""
     number = parse_quantity(value)

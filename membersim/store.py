@@ -36,6 +36,8 @@ class Store:
         self._log: deque[Change] = deque(maxlen=LOG_SIZE)
         self.compacted_rv = 0
         self.closed = False
+        # owner uid -> (resource, namespace, name) of objects whose ownerReferences name it
+        self._owned: dict[str, set[tuple[Resource, str, str]]] = {}
 
     def next_rv(self) -> int:
         self.rv += 1
@@ -72,6 +74,7 @@ class Store:
             rv = self.next_rv()
             obj["metadata"] = {**meta, "resourceVersion": str(rv)}
             objects[meta["name"]] = obj
+            self._index(resource, namespace, meta["name"], old, obj)
             if log:
                 self._record(Change(rv, resource, "MODIFIED" if old else "ADDED", obj, old))
             else:
@@ -84,10 +87,36 @@ class Store:
             old = objects.pop(name, None)
             if old is None:
                 return None
+            self._index(resource, namespace if resource.namespaced else "", name, old, None)
             rv = self.next_rv()
             gone = {**old, "metadata": {**old["metadata"], "resourceVersion": str(rv)}}
             self._record(Change(rv, resource, "DELETED", gone, old))
             return gone
+
+    def _index(
+        self, resource: Resource, namespace: str, name: str, old: dict | None, new: dict | None
+    ) -> None:
+        key = (resource, namespace, name)
+        before = {r.get("uid") for r in (old or {}).get("metadata", {}).get("ownerReferences") or []}
+        after = {r.get("uid") for r in (new or {}).get("metadata", {}).get("ownerReferences") or []}
+        for uid in before - after:
+            keys = self._owned.get(uid)
+            if keys is not None:
+                keys.discard(key)
+                if not keys:
+                    del self._owned[uid]
+        for uid in after - before:
+            self._owned.setdefault(uid, set()).add(key)
+
+    def owned_by(self, uid: str, resource: Resource | None = None) -> list[tuple[Resource, dict[str, Any]]]:
+        """Objects (optionally of one resource) whose ownerReferences name ``uid``; hold the lock."""
+        found = []
+        for owned_resource, namespace, name in list(self._owned.get(uid, ())):
+            if resource is None or owned_resource is resource:
+                obj = self.get(owned_resource, namespace, name)
+                if obj is not None:
+                    found.append((owned_resource, obj))
+        return found
 
     def _record(self, change: Change) -> None:
         if len(self._log) == self._log.maxlen:
