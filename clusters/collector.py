@@ -21,6 +21,7 @@ from clusters.editing import update_spec
 from clusters.k8s import Resources
 from clusters.models import Cluster, ClusterEvent, ClusterSample
 from clusters.quantities import format_cpu, format_memory
+from observability.engine import evaluate_alerts_soon
 from observability.recording import observe as record_metric
 
 DISCOVERY_EVERY = timedelta(minutes=10)
@@ -156,6 +157,8 @@ def _collect(cluster: Cluster, clock: Clock) -> Collected:
     transitioned = state.ready != before.ready
     result.transitioned = transitioned
     _save(cluster, state, probe, status_fields, now, transitioned)
+    if transitioned:
+        evaluate_alerts_soon()  # alerts on Ready follow the change at once, not at the next beat
     record_metric("cluster_sync_status_duration_seconds", time.monotonic() - sync_started, labels)
     return result
 

@@ -34,6 +34,13 @@ class Outcome:
     active: int = 0
 
 
+def evaluate_alerts_soon() -> None:
+    """Queue an evaluation once the current transaction commits (beat runs one every few seconds too)."""
+    from observability.tasks import evaluate_alerts
+
+    transaction.on_commit(evaluate_alerts.delay)
+
+
 def firing_count() -> int:
     """How many alerts fire now, for the header line of every page."""
     return Alert.objects.filter(state=AlertState.FIRING).count()

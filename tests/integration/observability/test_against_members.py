@@ -200,3 +200,20 @@ def test_scheduling_and_applying_works_are_counted_on_metrics(members):
             )
             >= 1
         )
+
+
+@pytest.mark.django_db
+def test_a_ready_change_seen_by_collection_fires_the_alert_without_waiting_for_beat(
+    simulate, member_kubeconfig, fast_health, eager_celery, django_capture_on_commit_callbacks
+):
+    fast_health.ALERT_CLUSTER_UNHEALTHY_FOR = 0
+    sim = simulate(ClusterSpec(name="beijing", nodes=2))
+    beijing = join(sim, member_kubeconfig, "beijing")["beijing"]
+    clock = SteppedClock()
+    collect_cluster(beijing.pk, clock)
+    sim.control("beijing", "down")
+    with django_capture_on_commit_callbacks(execute=True):
+        collect_cluster(beijing.pk, clock)
+    assert Alert.objects.filter(
+        rule="ClusterUnhealthy", state="firing", labels__member_cluster="beijing"
+    ).exists()
