@@ -24,8 +24,9 @@ CHROMIUM_ARGS = [
 ]
 
 
-# Module scope: a module that starts its own Playwright must not find another one still running.
-@pytest.fixture(scope="module")
+# One Playwright per test process: a second sync_playwright() while the first runs is refused, and
+# xdist may interleave tests of several modules in one process.
+@pytest.fixture(scope="session")
 def browser():
     from playwright.sync_api import sync_playwright
 
