@@ -94,6 +94,9 @@ class Handler(BaseHTTPRequestHandler):
     timeout = 300
     server: MemberServer
 
+    def version_string(self) -> str:
+        return self.server_version
+
     def log_message(self, format: str, *args: Any) -> None:
         if self.server.simulator.verbose:
             super().log_message(format, *args)
@@ -117,7 +120,11 @@ class Handler(BaseHTTPRequestHandler):
                     return b"".join(chunks)
                 chunks.append(self.rfile.read(size))
                 self.rfile.readline()
-        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            self.close_connection = True  # the body cannot be drained, so the connection cannot be reused
+            raise errors.bad_request("Content-Length is not a number") from None
         return self.rfile.read(length) if length > 0 else b""
 
     def _send(
@@ -142,7 +149,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def _error(self, error: errors.ApiError) -> None:
         headers = {"WWW-Authenticate": 'Bearer realm="membersim"'} if error.code == 401 else None
-        self._send(error.code, json.dumps(error.status()).encode(), headers=headers)
+        self._send(error.code, json.dumps(error.status(), separators=(",", ":")).encode(), headers=headers)
 
     def _handle(self) -> None:
         try:
@@ -192,7 +199,7 @@ class Handler(BaseHTTPRequestHandler):
         """False when the request must not be answered normally (already answered or dropped)."""
         stopping = self.server.simulator.stopping
         if cluster.fault.mode == "refuse":
-            # One port serves several clusters here, so refuse by resetting the connection instead.
+            # One port serves several clusters here, so drop the connection unanswered instead.
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             self.close_connection = True
             return False
