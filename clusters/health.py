@@ -68,12 +68,16 @@ def advance(
 ) -> HealthState:
     """Fold one observation (its probe started at `started`, ended at `now`) into the state.
 
-    The condition follows the observation once the observation has held for the threshold,
-    counted from the start of the first probe that saw it. A cluster with no condition yet takes
-    its first observation directly, as Karmada does for a newly joined cluster.
+    The condition follows the observation once the observation has held for the threshold, counted
+    from the start of the first probe that saw a failure, or the end of the first that saw success.
+    A cluster with no condition yet takes its first observation directly, as Karmada does for a newly
+    joined cluster.
     """
     if state.observed != seen.status:
-        state = replace(state, observed=seen.status, observed_reason=seen.reason, observed_since=started)
+        # A failure held from the moment its probe was sent (a hung probe is failing all along);
+        # health is proven only once the answer is back.
+        since = now if seen.status == TRUE else started
+        state = replace(state, observed=seen.status, observed_reason=seen.reason, observed_since=since)
     else:
         state = replace(state, observed_reason=seen.reason)
     if state.ready == seen.status:

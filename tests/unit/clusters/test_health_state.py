@@ -63,9 +63,15 @@ def test_a_single_failed_probe_between_good_ones_does_not_flap():
 def test_recovery_waits_for_the_success_threshold():
     down = HealthState(FALSE, "ClusterNotReachable", "x", at(0), observed=FALSE, observed_since=at(0))
     state = advance(down, UP, at(20), at(20.1), LIMITS)
-    assert state.ready == FALSE and confirm_at(state, LIMITS) == at(25)
-    state = advance(state, UP, at(25), at(25.1), LIMITS)
+    assert state.ready == FALSE and confirm_at(state, LIMITS) == at(25.1)
+    state = advance(state, UP, at(25.1), at(25.2), LIMITS)
     assert (state.ready, state.reason) == (TRUE, "ClusterReady")
+
+
+def test_a_probe_that_hung_while_down_and_answered_after_recovery_proves_health_only_from_its_answer():
+    down = HealthState(FALSE, "ClusterNotReachable", "x", at(0), observed=FALSE, observed_since=at(0))
+    state = advance(down, UP, at(30), at(32.5), LIMITS)
+    assert confirm_at(state, LIMITS) == at(37.5)
 
 
 def test_the_reason_follows_the_observation_while_the_status_stays():
