@@ -234,7 +234,8 @@ def lint_clusters(
 def _label_sets(clusters: Iterable[Any] | Mapping[str, Mapping[str, str]]) -> dict[str, Mapping[str, str]]:
     if isinstance(clusters, Mapping):
         return dict(clusters)
-    return {c.name: dict(c.labels or {}) for c in clusters}
+    objects: Iterable[Any] = clusters
+    return {c.name: dict(c.labels or {}) for c in objects}
 
 
 def suggest_key(key: str, candidates: list[str], rules: Mapping[str, Rule]) -> str:

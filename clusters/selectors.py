@@ -4,6 +4,7 @@ and matching, with the position and reason of every syntax error."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,7 +40,7 @@ class Requirement:
     operator: str
     values: tuple[str, ...] = ()
 
-    def matches(self, labels: dict[str, str]) -> bool:
+    def matches(self, labels: Mapping[str, str]) -> bool:
         has = self.key in labels
         value = labels.get(self.key)
         if self.operator == EXISTS:
@@ -70,7 +71,7 @@ class Requirement:
 class Selector:
     requirements: tuple[Requirement, ...] = ()
 
-    def matches(self, labels: dict[str, str] | None) -> bool:
+    def matches(self, labels: Mapping[str, str] | None) -> bool:
         labels = labels or {}
         return all(r.matches(labels) for r in self.requirements)
 

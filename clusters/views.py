@@ -453,7 +453,7 @@ def lint_fix(request: HttpRequest) -> HttpResponse:
     code, key = request.POST.get("code", ""), request.POST.get("key", "")
     current = lint_clusters([cluster])[cluster.name]
     finding = next((f for f in current if f.code == code and f.key == key and f.fix), None)
-    if finding is None:
+    if finding is None or finding.fix is None:
         messages.warning(request, _("That finding is gone or has no automatic fix any more."))
     else:
         editing.patch_labels(cluster.pk, finding.fix["set"], finding.fix["remove"])

@@ -42,8 +42,18 @@ class TimedApiClient(ApiClient):
         super().__init__(configuration)
         self.timeout = timeout
 
-    def call_api(self, *args: Any, _request_timeout: Any = None, **kwargs: Any) -> Any:
-        return super().call_api(*args, _request_timeout=_request_timeout or self.timeout, **kwargs)
+    def call_api(
+        self,
+        method: str,
+        url: str,
+        header_params: Any = None,
+        body: Any = None,
+        post_params: Any = None,
+        _request_timeout: Any = None,
+    ) -> Any:
+        return super().call_api(
+            method, url, header_params, body, post_params, _request_timeout=_request_timeout or self.timeout
+        )
 
 
 def _private_dir() -> str:
