@@ -299,3 +299,28 @@ def test_listening_on_all_interfaces_advertises_a_reachable_host_and_ipv6_works(
     with Simulator([ClusterSpec(name="six", nodes=1)], host="::1") as simulator:
         assert simulator.endpoint("six").startswith("http://[::1]:")
         assert get(simulator.endpoint("six") + "/readyz")[0] == 200
+
+
+def test_the_control_endpoint_needs_the_control_token_and_reports_state(sim):
+    url = sim.control_url("alpha")
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {sim.token('alpha')}"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=5)
+    assert refused.value.code == 401
+    sim.control("alpha", "slow", 0.1)
+    sim.control("alpha", "load", 3)
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {sim.control_token}"})
+    with urllib.request.urlopen(request, timeout=5) as response:
+        state = json.loads(response.read())
+    assert state == {
+        "cluster": "alpha",
+        "endpoint": sim.endpoint("alpha"),
+        "mode": "up",
+        "delay": 0.1,
+        "errorCode": 503,
+        "load": 3.0,
+    }
+    bad = urllib.request.Request(url, data=b'{"action": "explode"}', method="POST", headers=request.headers)
+    with pytest.raises(urllib.error.HTTPError) as rejected:
+        urllib.request.urlopen(bad, timeout=5)
+    assert rejected.value.code == 400 and "unknown action" in json.loads(rejected.value.read())["message"]
