@@ -32,6 +32,7 @@ from clusters.serializers import (
     TaintSerializer,
     field_error,
 )
+from karmada_ui import audit
 from karmada_ui.roles import ADMIN, OPERATOR, VIEWER
 
 OPERATOR_ACTIONS = {"labels", "bulk_labels"}
@@ -102,6 +103,7 @@ class ClusterViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
                 provider=data["provider"],
                 region=data["region"],
                 zones=data["zones"],
+                user=request.user,
             )
         except JoinError as exc:
             return Response(field_error(exc.field, exc.message), status=status.HTTP_400_BAD_REQUEST)
@@ -117,7 +119,7 @@ class ClusterViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
         cluster = get_object_or_404(Cluster, name=name)
         flag = request.query_params.get("delete_resources", "false").lower() in ("1", "true", "yes")
         try:
-            unjoin_cluster(cluster, delete_resources=flag)
+            unjoin_cluster(cluster, delete_resources=flag, user=request.user)
         except JoinError as exc:
             return Response(field_error(exc.field, exc.message), status=status.HTTP_400_BAD_REQUEST)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -148,13 +150,15 @@ class ClusterViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
                 serializer = LabelsReplaceSerializer(data=request.data)
                 serializer.is_valid(raise_exception=True)
                 data = serializer.validated_data
-                cluster = editing.set_labels(cluster.pk, data["labels"], data["resource_version"])
+                cluster = editing.set_labels(
+                    cluster.pk, data["labels"], data["resource_version"], user=request.user
+                )
             else:
                 serializer = LabelsPatchSerializer(data=request.data)
                 serializer.is_valid(raise_exception=True)
                 data = serializer.validated_data
                 cluster = editing.patch_labels(
-                    cluster.pk, data["set"], data["remove"], data.get("resource_version")
+                    cluster.pk, data["set"], data["remove"], data.get("resource_version"), user=request.user
                 )
         except SpecError as exc:
             return Response(field_error(exc.field, exc.message), status=status.HTTP_400_BAD_REQUEST)
@@ -176,7 +180,8 @@ class ClusterViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
         try:
             editing.check_label_patch(data["set"], data["remove"])
             changed = [
-                editing.patch_labels(found[n].pk, data["set"], data["remove"]) for n in data["clusters"]
+                editing.patch_labels(found[n].pk, data["set"], data["remove"], user=request.user)
+                for n in data["clusters"]
             ]
         except SpecError as exc:
             return Response(field_error(exc.field, exc.message), status=status.HTTP_400_BAD_REQUEST)
@@ -202,13 +207,19 @@ class ClusterViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
                 serializer.is_valid(raise_exception=True)
                 data = serializer.validated_data
                 cluster = editing.add_taint(
-                    cluster.pk, data["key"], data["value"], data["effect"], data.get("resource_version")
+                    cluster.pk,
+                    data["key"],
+                    data["value"],
+                    data["effect"],
+                    data.get("resource_version"),
+                    user=request.user,
                 )
             else:
                 key = request.query_params.get("key", "")
                 if not key:
                     return Response(field_error("key", "name the taint key to remove"), status=400)
-                cluster = editing.remove_taint(cluster.pk, key, request.query_params.get("effect") or None)
+                effect = request.query_params.get("effect") or None
+                cluster = editing.remove_taint(cluster.pk, key, effect, user=request.user)
         except SpecError as exc:
             return Response(field_error(exc.field, exc.message), status=status.HTTP_400_BAD_REQUEST)
         except StaleResourceVersion as exc:
@@ -227,13 +238,13 @@ class ClusterViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
     def cordon(self, request: Request, name: str) -> Response:
         """Add cluster.karmada.io/unschedulable:NoSchedule so nothing new is scheduled here."""
         cluster = get_object_or_404(Cluster, name=name)
-        return Response(ClusterSerializer(editing.cordon(cluster.pk)).data)
+        return Response(ClusterSerializer(editing.cordon(cluster.pk, user=request.user)).data)
 
     @extend_schema(request=None, responses={200: ClusterSerializer})
     @action(detail=True, methods=["post"])
     def uncordon(self, request: Request, name: str) -> Response:
         cluster = get_object_or_404(Cluster, name=name)
-        return Response(ClusterSerializer(editing.uncordon(cluster.pk)).data)
+        return Response(ClusterSerializer(editing.uncordon(cluster.pk, user=request.user)).data)
 
 
 class ConventionViewSet(viewsets.ModelViewSet):
@@ -242,6 +253,22 @@ class ConventionViewSet(viewsets.ModelViewSet):
     serializer_class = ConventionSerializer
     queryset = LabelConvention.objects.all()
     write_role = OPERATOR
+
+    def perform_create(self, serializer: Any) -> None:
+        rule = serializer.save()
+        audit.record(
+            self.request.user, "ConventionSaved", "LabelConvention", rule.key, summary=str(serializer.data)
+        )
+
+    def perform_update(self, serializer: Any) -> None:
+        rule = serializer.save()
+        audit.record(
+            self.request.user, "ConventionSaved", "LabelConvention", rule.key, summary=str(serializer.data)
+        )
+
+    def perform_destroy(self, instance: LabelConvention) -> None:
+        audit.record(self.request.user, "ConventionDeleted", "LabelConvention", instance.key)
+        instance.delete()
 
 
 class LintViewSet(viewsets.ViewSet):

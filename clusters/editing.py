@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 
 from clusters.labels import TAINT_EFFECTS, LabelSyntaxError, check_labels, key_error, value_error
 from clusters.models import Cluster, ClusterEvent
+from karmada_ui import audit
 
 UNSCHEDULABLE_TAINT = "cluster.karmada.io/unschedulable"
 CAS_ATTEMPTS = 5
@@ -47,11 +48,13 @@ def update_spec(
     change: Callable[[Cluster], dict[str, Any]],
     expected_version: int | None = None,
     event: tuple[str, str] | None = None,
+    user: Any = None,
 ) -> Cluster:
     """Apply `change` (cluster -> new field values) with a compare-and-swap on resource_version.
 
     With `expected_version` the caller's view must still be current (else StaleResourceVersion);
     without it the change is re-read and retried, so concurrent writers never overwrite each other.
+    An `event` (reason, message) is recorded on the cluster and in the audit log under `user`.
     """
     for _attempt in range(CAS_ATTEMPTS):
         cluster = Cluster.objects.get(pk=cluster_id)
@@ -69,6 +72,7 @@ def update_spec(
                     ClusterEvent.objects.create(
                         cluster_id=cluster_id, at=timezone.now(), reason=event[0], message=event[1]
                     )
+                    audit.record(user, event[0], "Cluster", cluster.name, summary=event[1])
                 cluster.refresh_from_db()
                 return cluster
         if expected_version is not None:
@@ -83,7 +87,7 @@ def _checked_labels(labels: Any) -> dict[str, str]:
         raise SpecError("labels", str(exc)) from exc
 
 
-def set_labels(cluster_id: int, labels: dict[str, str], expected_version: int) -> Cluster:
+def set_labels(cluster_id: int, labels: dict[str, str], expected_version: int, user: Any = None) -> Cluster:
     """Replace the whole label map, only if nobody changed the cluster since `expected_version`."""
     wanted = _checked_labels(labels)
     return update_spec(
@@ -91,6 +95,7 @@ def set_labels(cluster_id: int, labels: dict[str, str], expected_version: int) -
         lambda c: {"labels": wanted},
         expected_version,
         event=("LabelsChanged", _("Labels set to %(labels)s") % {"labels": format_labels(wanted) or "—"}),
+        user=user,
     )
 
 
@@ -110,6 +115,7 @@ def patch_labels(
     set_: dict[str, str] | None = None,
     remove: list[str] | tuple[str, ...] = (),
     expected_version: int | None = None,
+    user: Any = None,
 ) -> Cluster:
     """Add or change some labels and remove others, keeping the rest as they are now."""
     additions = check_label_patch(set_, remove)
@@ -125,6 +131,7 @@ def patch_labels(
         change,
         expected_version,
         event=("LabelsChanged", _("Labels changed: %(c)s") % {"c": ", ".join(parts)}),
+        user=user,
     )
 
 
@@ -171,7 +178,7 @@ def without_taint(taints: list[dict[str, Any]], key: str, effect: str | None = N
 
 
 def add_taint(
-    cluster_id: int, key: str, value: str, effect: str, expected_version: int | None = None
+    cluster_id: int, key: str, value: str, effect: str, expected_version: int | None = None, user: Any = None
 ) -> Cluster:
     """Add a taint; NoExecute taints record when they were added (tolerationSeconds count from then)."""
     check_taint(key, value, effect)
@@ -182,11 +189,16 @@ def add_taint(
         lambda c: {"taints": with_taint(c.taints, taint)},
         expected_version,
         event=("TaintAdded", _("Taint %(t)s added") % {"t": describe_taint(taint.as_dict())}),
+        user=user,
     )
 
 
 def remove_taint(
-    cluster_id: int, key: str, effect: str | None = None, expected_version: int | None = None
+    cluster_id: int,
+    key: str,
+    effect: str | None = None,
+    expected_version: int | None = None,
+    user: Any = None,
 ) -> Cluster:
     if effect is not None and effect not in TAINT_EFFECTS:
         raise SpecError("effect", _("The effect must be one of %(e)s.") % {"e": ", ".join(TAINT_EFFECTS)})
@@ -196,16 +208,17 @@ def remove_taint(
         lambda c: {"taints": without_taint(c.taints, key, effect)},
         expected_version,
         event=("TaintRemoved", _("Taint %(t)s removed") % {"t": what}),
+        user=user,
     )
 
 
-def cordon(cluster_id: int) -> Cluster:
+def cordon(cluster_id: int, user: Any = None) -> Cluster:
     """Stop new scheduling to the cluster, as `karmadactl cordon` does."""
-    return add_taint(cluster_id, UNSCHEDULABLE_TAINT, "", "NoSchedule")
+    return add_taint(cluster_id, UNSCHEDULABLE_TAINT, "", "NoSchedule", user=user)
 
 
-def uncordon(cluster_id: int) -> Cluster:
-    return remove_taint(cluster_id, UNSCHEDULABLE_TAINT, "NoSchedule")
+def uncordon(cluster_id: int, user: Any = None) -> Cluster:
+    return remove_taint(cluster_id, UNSCHEDULABLE_TAINT, "NoSchedule", user=user)
 
 
 def describe_taint(taint: dict[str, Any]) -> str:

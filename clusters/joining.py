@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -14,6 +15,7 @@ from clusters.k8s.cleanup import delete_labelled
 from clusters.labels import LabelSyntaxError, check_labels, cluster_name_error
 from clusters.models import Cluster, ClusterEvent, ReadyState
 from clusters.topology import Topology, topology_of
+from karmada_ui import audit
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +76,7 @@ def join_cluster(
     region: str = "",
     zones: list[str] | None = None,
     update: bool = False,
+    user: Any = None,
 ) -> tuple[Cluster, JoinPreview, bool]:
     """Register `name` (or, with update, refresh an existing one); returns (cluster, preview, created)."""
     reason = cluster_name_error(name)
@@ -116,13 +119,14 @@ def join_cluster(
             cluster.nodes_total, cluster.nodes_ready = seen.nodes_total, seen.nodes_ready
             cluster.full_clean(exclude=["credentials"])
             cluster.save()
-            ClusterEvent.objects.create(
-                cluster=cluster,
-                at=now,
-                reason="Joined" if created else "Updated",
-                message=_("Joined: %(v)s, %(r)s/%(t)s nodes Ready")
-                % {"v": seen.version, "r": seen.nodes_ready, "t": seen.nodes_total},
-            )
+            message = _("Joined: %(v)s, %(r)s/%(t)s nodes Ready") % {
+                "v": seen.version,
+                "r": seen.nodes_ready,
+                "t": seen.nodes_total,
+            }
+            reason = "Joined" if created else "Updated"
+            ClusterEvent.objects.create(cluster=cluster, at=now, reason=reason, message=message)
+            audit.record(user, reason, "Cluster", name, summary=f"{message}; endpoint {conn.server}")
     except IntegrityError as exc:
         raise JoinError("name", _("A cluster named %(name)s is already joined.") % {"name": name}) from exc
     transaction.on_commit(lambda: enqueue_collection(cluster.pk))
@@ -139,7 +143,7 @@ def enqueue_collection(cluster_id: int) -> None:
         log.warning("could not enqueue the first collection of cluster %s", cluster_id, exc_info=True)
 
 
-def unjoin_cluster(cluster: Cluster, delete_resources: bool = False) -> list[str]:
+def unjoin_cluster(cluster: Cluster, delete_resources: bool = False, user: Any = None) -> list[str]:
     """Remove the cluster; with delete_resources, first delete what karmada-ui placed there."""
     deleted: list[str] = []
     if delete_resources:
@@ -147,5 +151,7 @@ def unjoin_cluster(cluster: Cluster, delete_resources: bool = False) -> list[str
             deleted = delete_labelled(cluster.connection(), MANAGED_SELECTOR, JOIN_TIMEOUT)
         except k8s.KubeError as exc:
             raise JoinError("delete_resources", exc.message) from exc
+    name = cluster.name
     cluster.delete()
+    audit.record(user, "Unjoined", "Cluster", name, summary=f"deleted {len(deleted)} managed objects")
     return deleted

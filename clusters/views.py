@@ -29,6 +29,7 @@ from clusters.samples import series
 from clusters.selectors import SelectorError
 from clusters.showlabels import show_labels_table
 from clusters.summary import reasons, worst_first
+from karmada_ui import audit
 from karmada_ui.permissions import role_required
 from karmada_ui.roles import ADMIN, OPERATOR, has_role
 
@@ -157,7 +158,10 @@ def bulk_labels(request: HttpRequest) -> HttpResponse:
         editing.check_label_patch(form.cleaned_data["set_labels"], form.cleaned_data["remove_keys"])
         for cluster in Cluster.objects.filter(name__in=names):
             editing.patch_labels(
-                cluster.pk, form.cleaned_data["set_labels"], form.cleaned_data["remove_keys"]
+                cluster.pk,
+                form.cleaned_data["set_labels"],
+                form.cleaned_data["remove_keys"],
+                user=request.user,
             )
     except SpecError as exc:
         messages.error(request, exc.message)
@@ -175,7 +179,7 @@ def join(request: HttpRequest) -> HttpResponse:
         try:
             conn = connection_from_kubeconfig(form.cleaned_data["kubeconfig"], form.cleaned_data["context"])
             cluster, seen, _created = join_cluster(
-                form.cleaned_data["name"], conn, labels=form.cleaned_data["label_map"]
+                form.cleaned_data["name"], conn, labels=form.cleaned_data["label_map"], user=request.user
             )
         except JoinError as exc:
             form.add_error(exc.field if exc.field in form.fields else None, exc.message)
@@ -293,7 +297,7 @@ def edit_labels(request: HttpRequest, name: str) -> HttpResponse:
         except ValueError:
             version = -1
         try:
-            cluster = editing.set_labels(cluster.pk, labels, version)
+            cluster = editing.set_labels(cluster.pk, labels, version, user=request.user)
         except StaleResourceVersion as exc:
             context["labels_error"] = str(exc)
             context["current_labels"] = exc.cluster.labels
@@ -334,16 +338,18 @@ def taints(request: HttpRequest, name: str) -> HttpResponse:
         if action == "add":
             if form.is_valid():
                 data = form.cleaned_data
-                cluster = editing.add_taint(cluster.pk, data["key"], data["value"], data["effect"])
+                cluster = editing.add_taint(
+                    cluster.pk, data["key"], data["value"], data["effect"], user=request.user
+                )
                 form = TaintForm()
         elif action == "remove":
             cluster = editing.remove_taint(
-                cluster.pk, request.POST.get("key", ""), request.POST.get("effect") or None
+                cluster.pk, request.POST.get("key", ""), request.POST.get("effect") or None, user=request.user
             )
         elif action == "cordon":
-            cluster = editing.cordon(cluster.pk)
+            cluster = editing.cordon(cluster.pk, user=request.user)
         elif action == "uncordon":
-            cluster = editing.uncordon(cluster.pk)
+            cluster = editing.uncordon(cluster.pk, user=request.user)
         else:
             error = _("Unknown action.")
     except SpecError as exc:
@@ -362,7 +368,9 @@ def taints(request: HttpRequest, name: str) -> HttpResponse:
 def unjoin(request: HttpRequest, name: str) -> HttpResponse:
     cluster = get_object_or_404(Cluster, name=name)
     try:
-        deleted = unjoin_cluster(cluster, delete_resources=bool(request.POST.get("delete_resources")))
+        deleted = unjoin_cluster(
+            cluster, delete_resources=bool(request.POST.get("delete_resources")), user=request.user
+        )
     except JoinError as exc:
         messages.error(request, exc.message)
         return redirect("clusters:detail", name=name)
@@ -425,6 +433,7 @@ def convention_save(request: HttpRequest) -> HttpResponse:
     rule = get_object_or_404(LabelConvention, pk=pk) if pk else None
     if rule is not None and request.POST.get("action") == "delete":
         rule.delete()
+        audit.record(request.user, "ConventionDeleted", "LabelConvention", rule.key)
         messages.success(request, _("Convention %(key)s deleted.") % {"key": rule.key})
         return redirect("clusters:conventions")
     form = ConventionForm(request.POST)
@@ -438,6 +447,7 @@ def convention_save(request: HttpRequest) -> HttpResponse:
                 LabelConvention.objects.create(**data)
             else:
                 LabelConvention.objects.filter(pk=pk).update(**data)
+            audit.record(request.user, "ConventionSaved", "LabelConvention", data["key"], summary=str(data))
             messages.success(request, _("Convention %(key)s saved.") % {"key": data["key"]})
             return redirect("clusters:conventions")
     response = render(request, "clusters/conventions.html", _conventions_context(request, {pk: form}))
@@ -456,7 +466,7 @@ def lint_fix(request: HttpRequest) -> HttpResponse:
     if finding is None or finding.fix is None:
         messages.warning(request, _("That finding is gone or has no automatic fix any more."))
     else:
-        editing.patch_labels(cluster.pk, finding.fix["set"], finding.fix["remove"])
+        editing.patch_labels(cluster.pk, finding.fix["set"], finding.fix["remove"], user=request.user)
         messages.success(
             request, _("Fixed on %(name)s: %(m)s") % {"name": cluster.name, "m": finding.message}
         )

@@ -173,3 +173,25 @@ def test_the_openapi_schema_documents_the_cluster_endpoints(admin_api):
     properties = schema["components"]["schemas"]["Cluster"]["properties"]
     assert "labels" in properties
     assert not [name for name in properties if "credential" in name or "token" in name]
+
+
+def test_every_change_is_in_the_audit_log_with_who_made_it(admin_api, admin_user, sim):
+    from karmada_ui.models import AuditEntry
+
+    join(admin_api, sim, "beijing", {"env": "prod"})
+    admin_api.patch("/api/v1/clusters/beijing/labels/", {"set": {"tier": "gold"}}, format="json")
+    admin_api.post("/api/v1/clusters/beijing/cordon/")
+    admin_api.post("/api/v1/conventions/", {"key": "team/owner"}, format="json")
+    admin_api.delete("/api/v1/clusters/beijing/")
+    entries = [
+        (e.username, e.action, e.object_kind, e.object_name) for e in AuditEntry.objects.order_by("id")
+    ]
+    who = admin_user.username
+    assert entries == [
+        (who, "Joined", "Cluster", "beijing"),
+        (who, "LabelsChanged", "Cluster", "beijing"),
+        (who, "TaintAdded", "Cluster", "beijing"),
+        (who, "ConventionSaved", "LabelConvention", "team/owner"),
+        (who, "Unjoined", "Cluster", "beijing"),
+    ]
+    assert "tier=gold" in AuditEntry.objects.get(action="LabelsChanged").summary
