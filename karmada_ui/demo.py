@@ -43,6 +43,7 @@ DEMO_CLUSTERS = (
         },
     ),
 )
+DEMO_WORKLOAD = Path(__file__).resolve().parent.parent / "examples" / "shop.yaml"
 MEMBERSIM_FIRST_PORT = 18081
 ADMIN_USERNAME = "admin"
 
@@ -130,6 +131,18 @@ def join_demo_clusters(kubeconfig: Path, stdout) -> None:
         )
 
 
+def seed_demo_workload(stdout) -> None:
+    """Apply the shop Deployment once, so the policy editor has a workload to place from the start."""
+    from scheduling.models import ResourceTemplate
+    from scheduling.services import apply_yaml
+
+    if not ResourceTemplate.objects.filter(kind="Deployment", namespace="default", name="shop").exists():
+        apply_yaml(DEMO_WORKLOAD.read_text())
+    stdout.write(
+        "Demo workload: Deployment default/shop, 10 replicas, waiting for a policy (Policies → New policy)."
+    )
+
+
 def run(stdout, port: int) -> int:
     demo_dir = settings.VAR_DIR / "demo"
     demo_dir.mkdir(parents=True, exist_ok=True)
@@ -163,6 +176,7 @@ def run(stdout, port: int) -> int:
         membersim = supervisor.start("membersim", argv)
         wait_for_file(kubeconfig, membersim, timeout=30)
         join_demo_clusters(kubeconfig, stdout)
+        seed_demo_workload(stdout)
         supervisor.start(
             "worker",
             [
