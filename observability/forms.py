@@ -70,12 +70,14 @@ class SilenceForm(forms.Form):
     matchers = forms.CharField(
         label=_("Matchers"),
         help_text=_("label=value pairs, separated by commas; every one must match."),
-        widget=forms.TextInput(attrs={"placeholder": "alertname=ClusterUnhealthy, member_cluster=beijing"}),
+        widget=forms.TextInput(
+            attrs={"placeholder": "alertname=ClusterUnhealthy, member_cluster=beijing", "size": 60}
+        ),
     )
     duration = forms.CharField(
         label=_("Duration"), initial="2h", help_text=_("For example 30m, 2h or 1d (at most 30 days).")
     )
-    comment = forms.CharField(label=_("Comment"), max_length=500)
+    comment = forms.CharField(label=_("Comment"), max_length=500, widget=forms.TextInput(attrs={"size": 60}))
 
     def clean_matchers(self) -> dict[str, str]:
         return parse_matchers(self.cleaned_data["matchers"])
