@@ -483,20 +483,22 @@ def _update(
         elif "status" not in new and "status" in existing:
             new["status"] = existing["status"]
         validation.apply_defaults(resource, new)
-        validation.validate(resource, new)
-        if resource.generation and new.get("spec") != existing.get("spec"):
-            new["metadata"]["generation"] = existing["metadata"].get("generation", 1) + 1
-        if resource is SERVICE:
-            _allocate_service(cluster, new, existing)
         if resource is JOB:
             old_selector = (existing.get("spec") or {}).get("selector")
-            if new.get("spec", {}).get("selector") != old_selector and not new["spec"].get("manualSelector"):
+            if not new.get("spec", {}).get("selector") and not new["spec"].get("manualSelector"):
+                # A replace that leaves out the generated selector keeps it, and the labels it matches.
                 new["spec"]["selector"] = old_selector
                 template_meta = new["spec"].setdefault("template", {}).setdefault("metadata", {})
                 template_meta["labels"] = {
                     **(template_meta.get("labels") or {}),
                     **((existing["spec"].get("template") or {}).get("metadata") or {}).get("labels", {}),
                 }
+        validation.validate(resource, new)
+        validation.validate_update(resource, existing, new)
+        if resource.generation and new.get("spec") != existing.get("spec"):
+            new["metadata"]["generation"] = existing["metadata"].get("generation", 1) + 1
+        if resource is SERVICE:
+            _allocate_service(cluster, new, existing)
     new["metadata"].pop("resourceVersion", None)
     new["metadata"]["resourceVersion"] = existing["metadata"]["resourceVersion"]
     if new == existing:

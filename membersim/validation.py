@@ -259,6 +259,37 @@ def validate(resource: Resource, obj: dict[str, Any]) -> None:
         raise errors.invalid(resource, name, causes)
 
 
+def validate_update(resource: Resource, old: dict[str, Any], new: dict[str, Any]) -> None:
+    """The fields Kubernetes refuses to change once set."""
+    causes: list[Cause] = []
+    old_spec, new_spec = old.get("spec") or {}, new.get("spec") or {}
+    if resource.plural in ("deployments", "replicasets", "statefulsets", "daemonsets", "jobs"):
+        if new_spec.get("selector") != old_spec.get("selector"):
+            causes.append(
+                (
+                    "spec.selector",
+                    "FieldValueInvalid",
+                    f"Invalid value: {new_spec.get('selector')}: field is immutable",
+                )
+            )
+    if resource.plural == "jobs" and new_spec.get("template") != old_spec.get("template"):
+        causes.append(
+            ("spec.template", "FieldValueInvalid", "Invalid value: the pod template: field is immutable")
+        )
+    if resource.plural == "services":
+        before, after = old_spec.get("clusterIP"), new_spec.get("clusterIP")
+        if before and after and before != after:
+            causes.append(
+                (
+                    "spec.clusterIPs[0]",
+                    "FieldValueInvalid",
+                    f'Invalid value: "{after}": may not change once set',
+                )
+            )
+    if causes:
+        raise errors.invalid(resource, new["metadata"]["name"], causes)
+
+
 # ---------------------------------------------------------------- defaults
 
 

@@ -274,3 +274,37 @@ def test_a_failing_job_retries_up_to_its_backoff_limit_then_fails(cluster):
     status = cluster.store.get(JOB, "default", "flaky")["status"]
     assert status["failed"] == 3 and "active" not in status
     assert {c["type"]: c["reason"] for c in status["conditions"]}["Failed"] == "BackoffLimitExceeded"
+
+
+def test_selectors_job_templates_and_cluster_ips_are_immutable(cluster):
+    api.create(cluster, DEPLOYMENT, "default", workload(), NO_QUERY)
+    change = (
+        b'{"spec":{"selector":{"matchLabels":{"app":"other"}},'
+        b'"template":{"metadata":{"labels":{"app":"other"}}}}}'
+    )
+    with pytest.raises(ApiError) as selector:
+        api.patch(cluster, DEPLOYMENT, "default", "web", "", change, api.MERGE_PATCH, NO_QUERY)
+    assert selector.value.details["causes"][0]["field"] == "spec.selector"
+    job = workload("Job", "once", restartPolicy="Never")
+    job["spec"].pop("selector")
+    api.create(cluster, JOB, "default", job, NO_QUERY)
+    image = b'{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"other"}]}}}}'
+    with pytest.raises(ApiError) as template:
+        api.patch(cluster, JOB, "default", "once", "", image, api.STRATEGIC_PATCH, NO_QUERY)
+    assert template.value.details["causes"][0]["field"] == "spec.template"
+    api.patch(
+        cluster,
+        JOB,
+        "default",
+        "once",
+        "",
+        b'{"metadata":{"labels":{"ok":"yes"}}}',
+        api.MERGE_PATCH,
+        NO_QUERY,
+    )
+    service = {"metadata": {"name": "svc"}, "spec": {"ports": [{"port": 80}]}}
+    created = api.create(cluster, api.SERVICE, "default", service, NO_QUERY)
+    moved = {**created, "spec": {**created["spec"], "clusterIP": "10.96.0.99", "clusterIPs": ["10.96.0.99"]}}
+    with pytest.raises(ApiError) as cluster_ip:
+        api.replace(cluster, api.SERVICE, "default", "svc", "", moved, NO_QUERY)
+    assert cluster_ip.value.details["causes"][0]["field"] == "spec.clusterIPs[0]"
