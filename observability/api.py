@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from karmada_ui.roles import ADMIN, OPERATOR
-from observability.export import FILENAMES, FORMATS, PROMETHEUS, export_yaml
+from observability.export import FILENAMES, FORMATS, NAMESPACE, PROMETHEUS, export_yaml
 from observability.forms import check_matchers, check_receiver, create_silence, parse_emails, silence_seconds
 from observability.models import Alert, AlertState, Delivery, Receiver, Silence
 from observability.networking import as_data, fleet_report
@@ -42,7 +42,10 @@ class AlertRulesExport(APIView):
         fmt = request.query_params.get("format", PROMETHEUS)
         if fmt not in FORMATS:
             raise ValidationError({"format": [f"must be one of {', '.join(FORMATS)}, not {fmt!r}"]})
-        return rules_download(fmt, request.query_params.get("namespace", ""))
+        namespace = request.query_params.get("namespace", "")
+        if namespace and not NAMESPACE.match(namespace):
+            raise ValidationError({"namespace": ["must be a lower-case DNS label, e.g. monitoring"]})
+        return rules_download(fmt, namespace)
 
 
 class AlertSerializer(serializers.ModelSerializer):

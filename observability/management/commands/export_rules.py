@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from observability.export import FORMATS, PROMETHEUS, export_yaml
 
@@ -15,4 +15,8 @@ class Command(BaseCommand):
         parser.add_argument("--namespace", default="", help="metadata.namespace of the PrometheusRule")
 
     def handle(self, *args, format: str, namespace: str, **options):
-        self.stdout.write(export_yaml(format, namespace), ending="")
+        try:
+            text = export_yaml(format, namespace)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
+        self.stdout.write(text, ending="")

@@ -45,6 +45,14 @@ def test_the_command_prints_the_same_yaml_as_the_api():
     assert yaml.safe_load(out.getvalue())["apiVersion"] == "monitoring.coreos.com/v1"
 
 
+@pytest.mark.django_db
+def test_a_namespace_that_is_not_a_dns_label_is_refused_by_the_api_and_the_command(api_as, viewer):
+    response = api_as(viewer).get(URL, {"format": "prometheusrule", "namespace": "Ops Team"})
+    assert response.status_code == 400 and "namespace" in response.json()
+    with pytest.raises(CommandError, match="not a Kubernetes namespace"):
+        call_command("export_rules", "--format", "prometheusrule", "--namespace", "Ops Team")
+
+
 def test_the_command_refuses_an_unknown_format():
     with pytest.raises(CommandError, match="invalid choice"):
         call_command("export_rules", "--format", "grafana")
