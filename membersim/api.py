@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from membersim import errors, meta, metrics, protobuf, validation
+from membersim import errors, fields, meta, metrics, protobuf, validation
 from membersim import patch as patching
 from membersim.controller import qos_class
 from membersim.resources import (
@@ -96,6 +96,19 @@ def parse_body(raw: bytes, content_type: str) -> Any:
         return json.loads(raw)
     except (ValueError, yaml.YAMLError) as error:
         raise errors.bad_request(f"the request body could not be decoded: {error}") from None
+
+
+def _check_fields(resource: Resource, obj: dict[str, Any], query: Query) -> None:
+    """``fieldValidation=Strict`` (kubectl's default) makes unknown fields a 400, as on an API server."""
+    if query.get("fieldValidation") != "Strict":
+        return
+    unknown = fields.unknown_fields(resource, obj)
+    if unknown:
+        listed = ", ".join(f'unknown field "{path}"' for path in unknown)
+        raise errors.bad_request(
+            f'{resource.kind} in version "{resource.version}" cannot be handled as a {resource.kind}: '
+            f"strict decoding error: {listed}"
+        )
 
 
 def _require_object(body: Any) -> dict[str, Any]:
@@ -373,6 +386,7 @@ def _generate_name(cluster: Cluster, resource: Resource, namespace: str, metadat
 def create(cluster: Cluster, resource: Resource, namespace: str, body: Any, query: Query) -> dict[str, Any]:
     obj = copy.deepcopy(_require_object(body))
     _check_kind(resource, obj)
+    _check_fields(resource, obj, query)
     dry_run = query.dry_run
     metadata = obj.get("metadata")
     if metadata is None:
@@ -515,6 +529,8 @@ def replace(
         existing = get(cluster, resource, namespace, name)
         if subresource == "scale":
             return _update_scale(cluster, resource, existing, obj, dry_run)
+        if not subresource:
+            _check_fields(resource, obj, query)
         return _update(cluster, resource, existing, obj, subresource, dry_run)
 
 
@@ -618,6 +634,8 @@ def patch(
             raise errors.bad_request("the patch did not produce an object")
         if subresource == "scale":
             return 200, _update_scale(cluster, resource, existing, patched, dry_run)
+        if not subresource:
+            _check_fields(resource, patched, query)
         return 200, _update(cluster, resource, existing, patched, subresource, dry_run)
 
 
@@ -643,6 +661,8 @@ def _apply(
         if existing is None:
             raise errors.not_found(resource, name)
         return 200, _update_scale(cluster, resource, existing, config, query.dry_run)
+    if not subresource:
+        _check_fields(resource, config, query)
     key = (resource, namespace, name, manager)
     if existing is None:
         if subresource:

@@ -198,3 +198,15 @@ def test_describe_logs_events_and_failing_pods_read_like_a_real_cluster(kubectl)
     kubectl.run("apply", "-f", "-", input=crashing)
     row = kubectl.run("get", "pods", "-l", "app=crashy", "--no-headers").stdout.split()
     assert row[1:4] == ["0/1", "CrashLoopBackOff", "5"]
+
+
+def test_apply_rejects_unknown_fields_as_strict_validation_does(kubectl):
+    typo = deployment("typo").replace(
+        "        image: nginx:1.27\n", "        image: nginx:1.27\n        imagePullPolice: Always\n"
+    )
+    result = kubectl.run("apply", "-f", "-", input=typo, check=False)
+    assert result.returncode != 0
+    assert (
+        'strict decoding error: unknown field "spec.template.spec.containers[0].imagePullPolice"'
+        in result.stderr
+    )
