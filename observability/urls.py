@@ -8,6 +8,7 @@ app_name = "observability"
 urlpatterns = [
     path("metrics", metrics.metrics, name="metrics"),
     path("alerts/", views.alerts, name="alerts"),
+    path("alerts/firing/", views.firing_panel, name="firing-panel"),
     path("alerts/silences/", views.silence_create, name="silence-create"),
     path("alerts/silences/<int:pk>/expire/", views.silence_expire, name="silence-expire"),
     path("alerts/receivers/", views.receivers, name="receivers"),

@@ -82,6 +82,13 @@ def alerts(request: HttpRequest) -> HttpResponse:
     return _page(request, SilenceForm(initial=_silence_initial(request)))
 
 
+@require_GET
+def firing_panel(request: HttpRequest) -> HttpResponse:
+    """The firing alerts in short, as a fragment other pages (the fleet health tiles) include."""
+    firing = Alert.objects.filter(state=AlertState.FIRING).order_by("-fired_at")[:20]
+    return render(request, "observability/_firing_panel.html", {"firing": firing})
+
+
 @require_POST
 @role_required(OPERATOR)
 def silence_create(request: HttpRequest) -> HttpResponse:

@@ -195,3 +195,13 @@ def test_the_header_line_counts_the_firing_alerts(settings, make_cluster):
     make_cluster("guangzhou", ready=ReadyState.FALSE)
     engine.evaluate()
     assert fleet_summary().endswith(" · 2 alerts firing")
+
+
+@pytest.mark.django_db
+def test_the_fleet_page_loads_the_firing_alerts_beside_its_tiles(client, viewer, alerts_now):
+    client.force_login(viewer)
+    fleet = client.get(reverse("clusters:fleet")).content.decode()
+    assert reverse("observability:firing-panel") in fleet
+    panel = client.get(reverse("observability:firing-panel")).content.decode()
+    assert "Cluster beijing is not Ready" in panel
+    assert "shanghai" not in panel and "guangzhou" not in panel  # pending and resolved are not firing
