@@ -99,18 +99,32 @@ def translate(exc: BaseException, server: str = "") -> KubeError:
         if status == 422:
             return Invalid(detail or f"The API server{where} rejected the object as invalid.", reason=reason)
         if status == 0:
-            return ClusterUnreachable(f"No answer from the API server{where}: {detail or exc}.")
+            # The client reports TLS failures as status 0 with "SSLError\n<details>" as the reason.
+            kind, _, rest = (exc.reason or "").partition("\n")
+            if kind == "SSLError":
+                return ClusterUnreachable(
+                    f"TLS handshake with {server or 'the API server'} failed: {_one_line(rest)}."
+                )
+            return ClusterUnreachable(
+                f"No answer from the API server{where}: {_one_line(detail or str(exc))}."
+            )
         return ServerError(f"The API server{where} answered {status}: {detail or 'error'}.", status=status)
     if isinstance(exc, urllib3.exceptions.SSLError | ssl.SSLError):
-        return ClusterUnreachable(f"TLS handshake with {server or 'the API server'} failed: {_root(exc)}.")
+        return ClusterUnreachable(
+            f"TLS handshake with {server or 'the API server'} failed: {_one_line(_root(exc))}."
+        )
     if isinstance(exc, urllib3.exceptions.NewConnectionError | ConnectionError):
         # Checked before timeouts: urllib3 makes NewConnectionError a subclass of ConnectTimeoutError.
-        return ClusterUnreachable(f"Cannot connect to the API server{where}: {_root(exc)}.")
+        return ClusterUnreachable(f"Cannot connect to the API server{where}: {_one_line(_root(exc))}.")
     if isinstance(exc, urllib3.exceptions.TimeoutError | socket.timeout | TimeoutError):
         return ClusterUnreachable(f"The API server{where} did not answer in time.")
     if isinstance(exc, urllib3.exceptions.HTTPError | OSError):
-        return ClusterUnreachable(f"Cannot connect to the API server{where}: {_root(exc)}.")
+        return ClusterUnreachable(f"Cannot connect to the API server{where}: {_one_line(_root(exc))}.")
     return KubeError(f"Unexpected error talking to the API server{where}: {exc}.")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split()).rstrip(".")
 
 
 def _root(exc: BaseException) -> str:

@@ -149,3 +149,21 @@ def test_unjoin_removes_the_cluster_and_optionally_what_karmada_ui_placed_there(
         i["metadata"]["name"] for i in get_json(client, "/api/v1/namespaces/default/configmaps")["items"]
     ]
     assert "theirs" in names and "placed" not in names
+
+
+def test_join_over_tls_verifies_the_server_with_the_kubeconfigs_ca(simulate, member_kubeconfig, tmp_path):
+    sim = simulate(ClusterSpec(name="beijing", nodes=2), tls=True)
+    path = member_kubeconfig(sim)
+    assert sim.endpoint("beijing").startswith("https://")
+    config = yaml.safe_load(path.read_text())
+    del config["clusters"][0]["cluster"]["certificate-authority-data"]
+    untrusted = tmp_path / "untrusted"
+    untrusted.write_text(yaml.safe_dump(config))
+    with pytest.raises(
+        CommandError, match=r"TLS handshake with https://127\.0\.0\.1:\d+ failed: .*certificate verify failed"
+    ):
+        join(untrusted)
+    join(path)
+    cluster = Cluster.objects.get()
+    assert cluster.connection().ca_data == sim.ca_pem().encode()
+    assert cluster.nodes_total == 2
