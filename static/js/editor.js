@@ -85,10 +85,13 @@
 
   function applyVisibility() {
     if (!form) return;
+    /* data-show-when="name=value;other=value": shown while every named radio group has that value */
     form.querySelectorAll("[data-show-when]").forEach(function (el) {
-      var parts = el.getAttribute("data-show-when").split("=");
-      var checked = form.querySelector("input[name='" + parts[0] + "']:checked");
-      el.hidden = !checked || checked.value !== parts[1];
+      el.hidden = !el.getAttribute("data-show-when").split(";").every(function (condition) {
+        var parts = condition.split("=");
+        var checked = form.querySelector("input[name='" + parts[0] + "']:checked");
+        return checked && checked.value === parts[1];
+      });
     });
     var kind = form.querySelector("select[name=kind]");
     var namespace = form.querySelector("input[name=namespace]");

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from django.urls import reverse
@@ -11,7 +12,7 @@ from karmada_ui.models import AuditEntry
 from membersim import ClusterSpec, Simulator
 from scheduling.editor.formstate import form_from_policy
 from scheduling.editor.models import PolicyDraft
-from scheduling.models import ResourceBinding
+from scheduling.models import ResourceBinding, ResourceTemplate
 from scheduling.services import apply_yaml
 from tests.support.members import eager_tasks, member_object, register
 from tests.unit.editor.seed import POLICY_7_3, policy_with_weights
@@ -117,3 +118,19 @@ def test_a_workload_claimed_by_another_policy_stays_unless_this_one_preempts(mem
     newer["spec"]["preemption"] = "Always"
     body = operator_client.post(reverse("scheduling:policy_review"), editor_post(newer)).content.decode()
     assert "held now by PropagationPolicy default/older" in body
+
+
+def test_the_edit_page_of_an_applied_policy_shows_its_weights_and_hides_the_permanent_id(
+    members, operator_client
+):
+    apply_yaml(SHOP)
+    operator_client.post(reverse("scheduling:policy_apply"), {"document": json.dumps(POLICY_7_3)})
+    page = operator_client.get(reverse("scheduling:policy_edit", args=["default", "shop-split"]))
+    body = page.content.decode()
+    assert page.status_code == 200
+    rows = body[body.index('id="rows-w"') : body.index('<template id="tpl-w">')]
+    assert re.findall(r'name="w_weight" min="1" step="1" value="(\d+)"', rows) == ["7", "3"]
+    assert "permanent-id" not in body
+    assert '<option value="1" selected>Deployment default/shop</option>' in body.replace(
+        f'value="{ResourceTemplate.objects.get().pk}"', 'value="1"'
+    )
