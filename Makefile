@@ -31,7 +31,8 @@ lint: $(VENV)/.dev
 	$(VENV)/bin/lint-imports
 
 bench: $(VENV)/.dev
-	@for b in bench/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+	@failed=""; for b in bench/bench_*.py; do echo "== $$b"; $(PY) $$b || failed="$$failed $$b"; done; \
+	if [ -n "$$failed" ]; then echo "over target:$$failed"; exit 1; fi
 
 clean:
 	rm -rf var/ .pytest_cache
