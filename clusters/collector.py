@@ -238,6 +238,8 @@ def _status_fields(cluster: Cluster, results: dict[str, Any], now: datetime) -> 
         metrics = results["metrics"]
         fields["cpu_usage"] = sum(m.cpu_milli for m in metrics) if metrics is not None else None
         fields["memory_usage"] = sum(m.memory_bytes for m in metrics) if metrics is not None else None
+    if nodes is not None and pods is not None:
+        status["nodes"] = node_list(nodes, pods)
     discovery = results.get("discovery")
     if discovery is not None:
         status["apiEnablements"] = [
@@ -257,6 +259,26 @@ def _status_fields(cluster: Cluster, results: dict[str, Any], now: datetime) -> 
         fields["service_cidrs"] = results["service_cidrs"]
     fields["status"] = status
     return fields
+
+
+def node_list(nodes: list[k8s.NodeInfo], pods: list[k8s.PodInfo]) -> list[dict[str, Any]]:
+    """karmada-ui's `status.nodes`: each node with what its bound pods request, for the node estimator."""
+    requested: dict[str, Resources] = {}
+    for pod in pods:
+        if pod.node_name:
+            requested[pod.node_name] = requested.get(pod.node_name, Resources()) + pod.requests
+    return [
+        {
+            "name": node.name,
+            "labels": dict(node.labels),
+            "taints": [dict(t) for t in node.taints],
+            "ready": node.ready,
+            "unschedulable": node.unschedulable,
+            "allocatable": _resource_list(node.allocatable),
+            "allocated": _resource_list(requested.get(node.name, Resources())),
+        }
+        for node in nodes
+    ]
 
 
 def _resource_list(resources: Resources) -> dict[str, str]:

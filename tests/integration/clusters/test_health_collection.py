@@ -169,6 +169,16 @@ def test_allocated_allocating_and_usage_match_what_the_member_reports(beijing):
     assert (c.cpu_allocated, c.memory_allocated, c.pods_allocated) == (1500, 3 * 2**30, 3)
     assert c.status["resourceSummary"]["allocated"] == {"cpu": "1500m", "memory": "3Gi", "pods": "3"}
     assert c.status["resourceSummary"]["allocating"] == {"cpu": "64", "memory": "1Gi", "pods": "1"}
+    nodes = {n["name"]: n for n in c.status["nodes"]}
+    assert len(nodes) == 4
+    for pod in bound:
+        assert pod["spec"]["nodeName"] in nodes
+    assert sum(int(n["allocated"]["pods"]) for n in nodes.values()) == 3
+    assert nodes["beijing-node-1"]["allocatable"] == {"cpu": "8", "memory": "32Gi", "pods": "110"}
+    assert all(n["ready"] and not n["unschedulable"] for n in nodes.values())
+    from scheduling.snapshots import cluster_snapshot  # the scheduler's node estimator reads this list
+
+    assert [node.name for node in cluster_snapshot(c).nodes] == sorted(nodes)
     usage = get_json(client, "/apis/metrics.k8s.io/v1beta1/nodes")["items"]
     from clusters.k8s.reads import resources_of
 
