@@ -37,10 +37,25 @@ def split_path(path: str) -> list[str | int]:
     return parts
 
 
+MAX_YAML_BYTES = 256 * 1024
+
+
+class _NoAliasLoader(yaml.SafeLoader):
+    """SafeLoader without aliases: a policy never needs them, and they can expand without bound."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark
+            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed in a policy", mark)
+        return super().compose_node(parent, index)
+
+
 def parse_yaml(text: str) -> dict[str, Any]:
     """One YAML document that must be a mapping; raises YamlError with the line of the problem."""
+    if len(text.encode("utf-8", "replace")) > MAX_YAML_BYTES:
+        raise YamlError(YamlProblem(None, "", f"the policy is larger than {MAX_YAML_BYTES // 1024} KiB"))
     try:
-        documents = [doc for doc in yaml.safe_load_all(text) if doc is not None]
+        documents = [doc for doc in yaml.load_all(text, Loader=_NoAliasLoader) if doc is not None]
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None

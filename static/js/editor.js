@@ -234,6 +234,8 @@
       if (evt.target && evt.target.id === "preview") {
         redrawChart();
         showFieldErrors();
+        var area = document.getElementById("policy-yaml");
+        if (area) area.setAttribute("aria-invalid", document.querySelector("#yaml-errors li") ? "true" : "false");
         recordLatency();
         var box = document.getElementById("preview-replicas");
         var summary = document.getElementById("preview-summary");

@@ -181,6 +181,13 @@ def test_a_yaml_mistake_is_shown_on_its_line(editor):
     expect(problem).to_contain_text("staticWeightList[0].weight")
     line = editor.input_value().splitlines().index("          weight: 0") + 1
     expect(problem.locator("button")).to_have_text(f"Line {line}")
+    expect(editor).to_have_attribute("aria-invalid", "true")
+    problem.locator("button").click()
+    selected = page.evaluate(
+        "(() => { const a = document.getElementById('policy-yaml');"
+        " return a.value.substring(a.selectionStart, a.selectionEnd); })()"
+    )
+    assert selected == "          weight: 0"
     shot(page, "editor-yaml-error")
 
 

@@ -67,3 +67,16 @@ def test_dumping_puts_apiversion_kind_metadata_and_spec_first():
     text = dump_yaml({"spec": {"b": 1, "a": 2}, "kind": "K", "metadata": {"name": "n"}, "apiVersion": "v"})
     assert text.splitlines()[:4] == ["apiVersion: v", "kind: K", "metadata:", "  name: n"]
     assert text.splitlines()[5:] == ["  b: 1", "  a: 2"]
+
+
+def test_aliases_are_refused_so_a_small_text_cannot_expand_without_bound():
+    bomb = "a: &a [x, x]\nb: &b [*a, *a]\nc: [*b, *b]\n"
+    with pytest.raises(YamlError) as caught:
+        parse_yaml(bomb)
+    assert caught.value.problem.line == 2
+    assert "aliases" in caught.value.problem.message
+
+
+def test_a_huge_text_is_refused_before_parsing():
+    with pytest.raises(YamlError, match="larger than 256 KiB"):
+        parse_yaml("kind: x\n" + "# padding\n" * 30000)
