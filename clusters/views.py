@@ -259,6 +259,7 @@ def _detail_context(request: HttpRequest, cluster: Cluster) -> dict[str, Any]:
         "events": list(ClusterEvent.objects.filter(cluster=cluster)[:20]),
         "lint": lint_clusters([cluster])[cluster.name],
         "api_enablements": (cluster.status or {}).get("apiEnablements") or [],
+        "nodes": (cluster.status or {}).get("nodes") or [],
         "can_edit_labels": has_role(request.user, OPERATOR),
         "can_admin": has_role(request.user, ADMIN),
         "taint_form": TaintForm(),

@@ -24,3 +24,9 @@ def percent_of(part: float | None, whole: float | None) -> str:
     if part is None or not whole:
         return "—"
     return f"{round(100 * part / whole)}%"
+
+
+@register.filter
+def get_item(mapping: dict | None, key: str) -> object:
+    """mapping[key] in a template, for keys with dots and slashes such as node labels."""
+    return (mapping or {}).get(key)

@@ -164,6 +164,8 @@ def test_the_health_panel_shows_what_the_member_cluster_reports(client, viewer, 
     for chart in ("fig-ready", "fig-utilisation", "fig-nodes", "fig-latency"):
         assert f'data-plotly="#{chart}"' in body and f'id="{chart}"' in body
     assert "10.244.0.0/24" in body and "apps/v1" in body
+    table = body[body.index('data-testid="node-table"') :]
+    assert table.count("<tr><td>beijing-node-") == 5 and "cn-north-a" in table
     fragment = client.get(reverse("clusters:panel", args=["beijing"])).content.decode()
     assert fragment.startswith('\n<div id="health-panel"') or 'id="health-panel"' in fragment[:200]
 
