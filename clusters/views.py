@@ -21,7 +21,7 @@ from django.views.decorators.http import require_GET, require_POST
 from clusters import charts, editing, k8s
 from clusters.conventions import lint_clusters, load_rules, rule_of
 from clusters.editing import SpecError, StaleResourceVersion
-from clusters.forms import BulkLabelsForm, ConventionForm, JoinForm, TaintForm, label_rows
+from clusters.forms import MAX_KUBECONFIG, BulkLabelsForm, ConventionForm, JoinForm, TaintForm, label_rows
 from clusters.joining import JoinError, connection_from_kubeconfig, join_cluster, preview, unjoin_cluster
 from clusters.listing import SORTS, ListQuery, filter_clusters
 from clusters.models import Cluster, ClusterEvent, LabelConvention
@@ -211,7 +211,10 @@ def _contexts(text: str) -> list[str]:
 @role_required(ADMIN)
 def join_contexts(request: HttpRequest) -> HttpResponse:
     """The context picker for the kubeconfig being pasted (htmx fragment)."""
+    upload = request.FILES.get("kubeconfig_file")
     text = request.POST.get("kubeconfig", "")
+    if upload is not None and upload.size <= MAX_KUBECONFIG:
+        text = upload.read().decode("utf-8", "replace")
     error = ""
     try:
         names = k8s.contexts(text) if text.strip() else []

@@ -235,3 +235,17 @@ def test_the_cluster_pages_speak_simplified_chinese(client, admin_user):
     assert "按标签选择器筛选" in body and "加入集群" in body and "未就绪" in body
     assert "1 个集群 · 0 个就绪 · 1 个未就绪" in body
     assert "缺少必需标签 location/region" in body
+
+
+def test_an_uploaded_kubeconfig_lists_its_contexts_and_joins(client, admin_user, simulate):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    sim = simulate(ClusterSpec(name="guangzhou", nodes=1), ClusterSpec(name="shenzhen", nodes=1))
+    text = yaml.safe_dump(sim.kubeconfig()).encode()
+    signed_in(client, admin_user)
+    upload = SimpleUploadedFile("config", text)
+    picker = client.post(reverse("clusters:join_contexts"), {"kubeconfig_file": upload}).content.decode()
+    assert '<option value="guangzhou" selected>' in picker and '<option value="shenzhen">' in picker
+    form = {"name": "shenzhen", "context": "shenzhen", "kubeconfig_file": SimpleUploadedFile("config", text)}
+    assert client.post(reverse("clusters:join"), form).status_code == 302
+    assert Cluster.objects.get().api_endpoint == sim.endpoint("shenzhen")
