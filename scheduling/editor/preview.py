@@ -152,6 +152,8 @@ def build_preview(
     for division in explanation.get("divisions", []):
         for seat in division.get("seats", []):
             preview.rounding.append(wording.seat_sentence(seat, division.get("method", preview.method)))
+        if not division.get("seats") and division.get("replicas"):
+            preview.rounding.append(_uncontested(division))
     modelled = {s.name for s in snapshots if s.resource_summary is not None or s.nodes is not None}
     preview.warnings = _capacity_warnings([r for r in preview.rows if r.name in modelled], result.strategy)
     if result.ok and explanation.get("divisions"):
@@ -184,6 +186,20 @@ def _why_not(name: str, entry: dict[str, Any], strategy: str) -> WhyNot:
     else:
         reasons = (("", _("the plan failed before this cluster was considered")),)
     return WhyNot(name, reasons)
+
+
+def _uncontested(division: dict[str, Any]) -> str:
+    """A division where no replica was contested: every share rounds one way only."""
+    weights = division.get("weights", {})
+    total = sum(weights.values()) or 1
+    seats = division["replicas"]
+    result = division.get("result", {})
+    shares = ", ".join(
+        f"{name} {weight * seats / total:.2f} → {result.get(name, 0)}" for name, weight in weights.items()
+    )
+    return _("No replica was contested: each cluster gets its share rounded (%(shares)s).") % {
+        "shares": shares
+    }
 
 
 def _capacity_warnings(rows: list[ClusterRow], strategy: str) -> list[str]:
