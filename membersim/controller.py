@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import ipaddress
 import secrets
+import time
 from typing import TYPE_CHECKING, Any
 
 from membersim import meta
@@ -873,16 +874,7 @@ class Controller:
                 )
             )
         else:
-            conditions.append(
-                condition(
-                    old,
-                    "Progressing",
-                    "True",
-                    "ReplicaSetUpdated",
-                    f'ReplicaSet "{rs_name}" is progressing.',
-                    update_time=True,
-                )
-            )
+            conditions.append(self._progressing(deployment, rs_name, updated, available))
         status: dict[str, Any] = {
             "observedGeneration": deployment["metadata"].get("generation", 1),
             "replicas": total,
@@ -898,6 +890,47 @@ class Controller:
             deployment,
             _drop_zero(status, ("readyReplicas", "availableReplicas", "updatedReplicas", "replicas")),
         )
+
+    @staticmethod
+    def _progressing(
+        deployment: dict[str, Any], rs_name: str, updated: int, available: int
+    ) -> dict[str, Any]:
+        """Progressing while pods keep coming up; False once none has for progressDeadlineSeconds."""
+        old_status = deployment.get("status") or {}
+        old = old_status.get("conditions")
+        previous = next((c for c in old or [] if c.get("type") == "Progressing"), None)
+        progressed = (old_status.get("availableReplicas", 0), old_status.get("updatedReplicas", 0)) != (
+            available,
+            updated,
+        )
+        if previous and previous.get("reason") == "ProgressDeadlineExceeded" and not progressed:
+            return previous
+        current = condition(
+            old,
+            "Progressing",
+            "True",
+            "ReplicaSetUpdated",
+            f'ReplicaSet "{rs_name}" is progressing.',
+            update_time=True,
+        )
+        if progressed:
+            current["lastUpdateTime"] = meta.now()
+        deadline = deployment["spec"].get("progressDeadlineSeconds", 600)
+        if time.time() - meta.parse_time(current["lastUpdateTime"]) > deadline:
+            message = f'ReplicaSet "{rs_name}" has timed out progressing.'
+            return condition(
+                old, "Progressing", "False", "ProgressDeadlineExceeded", message, update_time=True
+            )
+        return current
+
+    def needs_ticks(self) -> bool:
+        """Whether time alone can change something: a deployment still waiting for its pods."""
+        with self.store.lock:
+            return any(
+                c.get("type") == "Progressing" and c.get("reason") == "ReplicaSetUpdated"
+                for d in self.store.iter(DEPLOYMENT)
+                for c in (d.get("status") or {}).get("conditions") or []
+            )
 
     def _statefulset_status(self, sts: dict[str, Any]) -> bool:
         revision = f"{sts['metadata']['name']}-{meta.template_hash(sts['spec'].get('template'))}"

@@ -19,6 +19,7 @@ from membersim.cluster import Cluster
 from membersim.server import CONTROL_PREFIX, MemberServer
 from membersim.spec import ClusterSpec, SpecError
 
+TICK_SECONDS = 1.0
 ACTIONS = ("down", "refuse", "up", "slow", "errors", "load", "node-notready", "node-ready")
 
 
@@ -64,6 +65,7 @@ class Simulator:
         self._servers: dict[str | None, MemberServer] = {}  # by cluster name; None for the single port
         self._threads: dict[str | None, threading.Thread] = {}
         self._context: Any = None
+        self._ticker = threading.Thread()
         self._endpoints: dict[str, str] = {}
         self._ca_pem: bytes | None = None
         self._started = False
@@ -104,8 +106,17 @@ class Simulator:
             ) from None
         for key in self._servers:
             self._serve(key)
+        self._ticker = threading.Thread(target=self._tick, name="membersim-ticker", daemon=True)
+        self._ticker.start()
         self._started = True
         return self
+
+    def _tick(self) -> None:
+        """Re-run controllers whose state depends on time (deployment progress deadlines)."""
+        while not self.stopping.wait(TICK_SECONDS):
+            for cluster in list(self.clusters.values()):
+                if cluster.controller.needs_ticks():
+                    cluster.controller.reconcile()
 
     def _listen(self, name: str | None, port: int) -> MemberServer:
         server = MemberServer((self.host, port), self, name, self._context)
@@ -148,7 +159,7 @@ class Simulator:
             with cluster.fault_changed:
                 cluster.fault_changed.notify_all()
         self._close(list(self._servers.values()))
-        for thread in self._threads.values():
+        for thread in [*self._threads.values(), self._ticker]:
             thread.join(5)
         self._servers.clear()
         self._threads.clear()

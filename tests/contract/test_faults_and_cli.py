@@ -324,3 +324,35 @@ def test_the_control_endpoint_needs_the_control_token_and_reports_state(sim):
     with pytest.raises(urllib.error.HTTPError) as rejected:
         urllib.request.urlopen(bad, timeout=5)
     assert rejected.value.code == 400 and "unknown action" in json.loads(rejected.value.read())["message"]
+
+
+def test_the_simulator_times_out_stuck_rollouts_on_its_own(sim):
+    body = {
+        "metadata": {"name": "stuck"},
+        "spec": {
+            "replicas": 1,
+            "progressDeadlineSeconds": 1,
+            "selector": {"matchLabels": {"a": "stuck"}},
+            "template": {
+                "metadata": {"labels": {"a": "stuck"}},
+                "spec": {
+                    "containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "100"}}}]
+                },
+            },
+        },
+    }
+    request = urllib.request.Request(
+        sim.endpoint("alpha") + "/apis/apps/v1/namespaces/default/deployments",
+        data=json.dumps(body).encode(),
+        method="POST",
+    )
+    assert urllib.request.urlopen(request).status == 201
+    deadline = time.monotonic() + 10
+    reason = ""
+    while time.monotonic() < deadline and reason != "ProgressDeadlineExceeded":
+        time.sleep(0.5)
+        status = json.loads(
+            get(sim.endpoint("alpha") + "/apis/apps/v1/namespaces/default/deployments/stuck")[1]
+        )["status"]
+        reason = {c["type"]: c["reason"] for c in status["conditions"]}["Progressing"]
+    assert reason == "ProgressDeadlineExceeded"

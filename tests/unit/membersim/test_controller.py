@@ -308,3 +308,29 @@ def test_selectors_job_templates_and_cluster_ips_are_immutable(cluster):
     with pytest.raises(ApiError) as cluster_ip:
         api.replace(cluster, api.SERVICE, "default", "svc", "", moved, NO_QUERY)
     assert cluster_ip.value.details["causes"][0]["field"] == "spec.clusterIPs[0]"
+
+
+def test_a_deployment_that_cannot_progress_times_out_after_its_deadline(cluster):
+    import time
+
+    deployment = workload(replicas=5, cpu="3")
+    deployment["spec"]["progressDeadlineSeconds"] = 1
+    api.create(cluster, DEPLOYMENT, "default", deployment, NO_QUERY)
+    progressing = {
+        c["type"]: c for c in cluster.store.get(DEPLOYMENT, "default", "web")["status"]["conditions"]
+    }["Progressing"]
+    assert (progressing["status"], progressing["reason"]) == ("True", "ReplicaSetUpdated")
+    assert cluster.controller.needs_ticks()
+    time.sleep(2.1)
+    cluster.controller.reconcile()
+    progressing = {
+        c["type"]: c for c in cluster.store.get(DEPLOYMENT, "default", "web")["status"]["conditions"]
+    }["Progressing"]
+    assert (progressing["status"], progressing["reason"]) == ("False", "ProgressDeadlineExceeded")
+    assert not cluster.controller.needs_ticks()
+    cluster.add_node()
+    cluster.add_node()
+    progressing = {
+        c["type"]: c for c in cluster.store.get(DEPLOYMENT, "default", "web")["status"]["conditions"]
+    }["Progressing"]
+    assert (progressing["status"], progressing["reason"]) == ("True", "NewReplicaSetAvailable")
