@@ -110,9 +110,37 @@ def missing_overrides(policy: PropagationPolicy) -> list[str]:
     return [name for name in wanted if name not in found]
 
 
-@transaction.atomic
 def detect_template(template_id: int, candidates: list[Candidate] | None = None) -> ResourceBinding | None:
-    """Claim the template for its policy and create or update its binding; returns the binding."""
+    """Claim the template for its policy and create or update its binding; returns the binding.
+
+    A template whose claim and binding already agree is read without a lock; any change takes it.
+    """
+    candidates = load_candidates() if candidates is None else candidates
+    settled = settled_binding(template_id, candidates)
+    return settled if settled is not None else _detect_locked(template_id, candidates)
+
+
+def settled_binding(template_id: int, candidates: list[Candidate]) -> ResourceBinding | None:
+    """The template's binding when nothing the detector decides would change, else None."""
+    template = ResourceTemplate.objects.select_related("policy").filter(pk=template_id).first()
+    if template is None or template.deleting_since is not None:
+        return None
+    try:
+        workload = workload_of(template)
+    except InputError:
+        return None
+    policy = choose_policy(template, workload, candidates)
+    if policy is None or policy.pk != template.policy_id or missing_overrides(policy):
+        return None
+    binding = ResourceBinding.objects.filter(template=template).first()
+    if binding is None or binding.policy_id != policy.pk:
+        return None
+    spec = binding_spec(template, workload, policy)
+    return binding if all(getattr(binding, key) == value for key, value in spec.items()) else None
+
+
+@transaction.atomic
+def _detect_locked(template_id: int, candidates: list[Candidate]) -> ResourceBinding | None:
     template = ResourceTemplate.objects.select_for_update().filter(pk=template_id).first()
     if template is None or template.deleting_since is not None:
         return None
@@ -121,7 +149,7 @@ def detect_template(template_id: int, candidates: list[Candidate] | None = None)
     except InputError as exc:
         events.record(template, "Warning", "InterpretFailed", f"{exc.path}: {exc.message}")
         return None
-    policy = choose_policy(template, workload, load_candidates() if candidates is None else candidates)
+    policy = choose_policy(template, workload, candidates)
     if policy is None:
         if template.policy_id is not None:
             template.policy = None

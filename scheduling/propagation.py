@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -44,21 +45,29 @@ def kept_by_eviction(binding: ResourceBinding) -> set[str]:
     return {t["fromCluster"] for t in binding.graceful_eviction_tasks if t.get("purgeMode") != "Directly"}
 
 
-@transaction.atomic
-def sync_binding(binding_id: int) -> list[int]:
-    """Bring the binding's Works to what its clusters, template and overrides say; ids of works to act on."""
-    binding = (
-        ResourceBinding.objects.select_for_update(of=("self",))
-        .select_related("template", "policy")
-        .filter(pk=binding_id)
-        .first()
-    )
-    if binding is None:
-        return []
+@dataclass
+class WorkPlan:
+    """What a binding's Works must become: changed or new states, failures, Works leaving the placement."""
+
+    works: dict[str, Work]
+    changes: list[tuple[Work, tuple[Any, ...]]] = field(default_factory=list)
+    failures: list[tuple[Work, str]] = field(default_factory=list)
+    leaving: list[Work] = field(default_factory=list)
+
+    @property
+    def settled(self) -> bool:
+        return not (self.changes or self.failures or self.leaving)
+
+    def pending(self) -> list[int]:
+        """Works a member call must act on: out of sync (unless suspended) or to be removed."""
+        return [
+            w.pk for w in self.works.values() if w.pk and (w.deleting or (not w.suspended and not w.in_sync))
+        ]
+
+
+def plan_works(binding: ResourceBinding, works: dict[str, Work]) -> WorkPlan | None:
+    """Compute every target's member copy and compare it with the stored Works; writes nothing."""
     template = binding.template
-    works = {w.cluster_name: w for w in binding.works.select_for_update()}
-    if template.deleting_since is not None:
-        return _retire_all(binding, works)
     targets = binding.target_replicas()
     suspended = suspended_clusters(binding, list(targets))
     clusters = {c.name: c for c in Cluster.objects.filter(name__in=list(targets))}
@@ -66,10 +75,10 @@ def sync_binding(binding_id: int) -> list[int]:
     try:
         workload = workload_of(template)
     except InputError:
-        return []
+        return None
     revise = needs_replica_revision(binding)
     work_name = names.work_name(template.namespace, template.name, template.kind)
-    created: list[Work] = []
+    plan = WorkPlan(works=dict(works))
     for cluster_name, replicas in targets.items():
         cluster = clusters.get(cluster_name)
         if cluster is None:
@@ -93,27 +102,68 @@ def sync_binding(binding_id: int) -> list[int]:
                 work_id=work.permanent_id,
             )
         except (OverrideError, InputError) as exc:
-            _fail(work, "OverrideFailed", str(exc))
+            if (work.applied_reason, work.applied_message) != ("OverrideFailed", str(exc)):
+                plan.failures.append((work, str(exc)))
             continue
-        desired = names.content_hash(manifest)
-        state = (manifest, desired, False, cluster_name in suspended, applied)
+        state = (manifest, names.content_hash(manifest), False, cluster_name in suspended, applied)
         current = (work.manifest, work.desired_hash, work.deleting, work.suspended, work.applied_overrides)
         if work.pk is None or state != current:
-            work.manifest, work.desired_hash, work.deleting, work.suspended, work.applied_overrides = state
-            if work.pk is None:
-                created.append(work)
-            else:
-                work.save()
-        works[cluster_name] = work
-    Work.objects.bulk_create(created)
+            plan.changes.append((work, state))
+        plan.works[cluster_name] = work
     keep = set(targets) | kept_by_eviction(binding)
-    for cluster_name, work in works.items():
-        if cluster_name not in keep and not work.deleting:
-            work.deleting, work.preserve_on_delete = True, False
-            work.save(update_fields=["deleting", "preserve_on_delete", "updated_at"])
+    plan.leaving = [w for name, w in works.items() if name not in keep and not w.deleting]
+    return plan
+
+
+def sync_binding(binding_id: int) -> list[int]:
+    """Bring the binding's Works to what its clusters, template and overrides say; ids of works to act on.
+
+    The common case, nothing to change, is read without a lock; only a change takes the binding's lock.
+    """
+    binding = ResourceBinding.objects.select_related("template", "policy").filter(pk=binding_id).first()
+    if binding is None:
+        return []
+    if binding.template.deleting_since is None and not binding.propagate_deps:
+        plan = plan_works(binding, {w.cluster_name: w for w in binding.works.all()})
+        if plan is None:
+            return []
+        if plan.settled:
+            return plan.pending()
+    return _sync_locked(binding_id)
+
+
+@transaction.atomic
+def _sync_locked(binding_id: int) -> list[int]:
+    binding = (
+        ResourceBinding.objects.select_for_update(of=("self",))
+        .select_related("template", "policy")
+        .filter(pk=binding_id)
+        .first()
+    )
+    if binding is None:
+        return []
+    works = {w.cluster_name: w for w in binding.works.select_for_update()}
+    if binding.template.deleting_since is not None:
+        return _retire_all(binding, works)
+    plan = plan_works(binding, works)
+    if plan is None:
+        return []
+    created: list[Work] = []
+    for work, state in plan.changes:
+        work.manifest, work.desired_hash, work.deleting, work.suspended, work.applied_overrides = state
+        if work.pk is None:
+            created.append(work)
+        else:
+            work.save()
+    Work.objects.bulk_create(created)
+    for work, message in plan.failures:
+        _fail(work, "OverrideFailed", message)
+    for work in plan.leaving:
+        work.deleting, work.preserve_on_delete = True, False
+        work.save(update_fields=["deleting", "preserve_on_delete", "updated_at"])
     if binding.propagate_deps:
         distribute_dependencies(binding)
-    return [w.pk for w in works.values() if w.pk and (w.deleting or (not w.suspended and not w.in_sync))]
+    return plan.pending()
 
 
 def _fail(work: Work, reason: str, message: str) -> None:

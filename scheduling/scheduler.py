@@ -30,7 +30,7 @@ from scheduling.planner import (
     plan,
 )
 from scheduling.snapshots import cluster_snapshot
-from scheduling.triggers import REPLICAS_CHANGED, binding_trigger
+from scheduling.triggers import EVERY_RECONCILE, REPLICAS_CHANGED, binding_trigger
 
 
 def load_snapshots() -> list[ClusterSnapshot]:
@@ -107,10 +107,49 @@ def _summary(result: Plan) -> str:
     return "scheduled to " + ", ".join(f"{t.name}: {t.replicas}" for t in result.clusters)
 
 
-@transaction.atomic
+def unchanged(binding: ResourceBinding, result: Plan) -> bool:
+    """Writing this plan would change nothing: the same clusters, observed term and Scheduled condition."""
+    condition = binding.condition("Scheduled") or {}
+    if result.ok:
+        wanted = ("True", "Success")
+    else:
+        wanted = ("False", result.error.reason)
+        if condition.get("message") != result.error.message:
+            return False
+    same_clusters = [t.as_dict() for t in result.clusters] == binding.clusters
+    same_term = result.observed_affinity == binding.scheduler_observed_affinity_name
+    return same_clusters and same_term and (condition.get("status"), condition.get("reason")) == wanted
+
+
 def schedule_binding(binding_id: int, now: datetime | None = None, force: str = "") -> Plan | None:
-    """Schedule one binding if a Karmada trigger holds (or `force` names one); the plan, or None."""
+    """Schedule one binding if a Karmada trigger holds (or `force` names one); the plan, or None.
+
+    Bindings Karmada re-schedules on every reconcile (Duplicated, non-workloads) are planned without a
+    lock first; when the plan changes nothing, nothing is written, as Karmada patches only differences.
+    """
     now = now or timezone.now()
+    if not force:
+        binding = ResourceBinding.objects.select_related("template", "policy").filter(pk=binding_id).first()
+        if binding is None:
+            return None
+        snapshots = load_snapshots()
+        trigger = binding_trigger(binding, {s.name for s in snapshots if s.deleting})
+        if trigger is None:
+            return None
+        if trigger == EVERY_RECONCILE:
+            started = time.monotonic()
+            try:
+                result = plan(snapshots, planner_placement(binding), planner_binding(binding))
+            except InputError:
+                result = None
+            if result is not None and unchanged(binding, result):
+                _count_attempt(trigger, result.ok, started)
+                return result
+    return _schedule_locked(binding_id, now, force)
+
+
+@transaction.atomic
+def _schedule_locked(binding_id: int, now: datetime, force: str) -> Plan | None:
     binding = (
         ResourceBinding.objects.select_for_update(of=("self",))
         .select_related("template", "policy")
