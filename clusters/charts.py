@@ -55,6 +55,14 @@ def utilisation_figure(samples: Sequence[Sample]) -> go.Figure:
     return figure
 
 
+def _count_axis(values: Sequence[float | None]) -> dict[str, Any]:
+    """Whole-number ticks; one per unit when the counts are small (else plotly picks the step)."""
+    axis: dict[str, Any] = {"rangemode": "tozero", "tickformat": ",d"}
+    if max((v or 0 for v in values), default=0) < 6:
+        axis["dtick"] = 1
+    return axis
+
+
 def nodes_and_pods_figure(samples: Sequence[Sample]) -> go.Figure:
     at = [s["at"] for s in samples]
     figure = go.Figure(layout=_layout(_("Ready nodes and pods"), _("count")))
@@ -70,13 +78,12 @@ def nodes_and_pods_figure(samples: Sequence[Sample]) -> go.Figure:
         go.Scatter(x=at, y=[s["pods"] for s in samples], name=_("Pods"), line={"color": ACCENT}, yaxis="y2")
     )
     figure.update_layout(
-        yaxis={"tickformat": ",d"},
+        yaxis=_count_axis([s["nodes_total"] for s in samples]),
         yaxis2={
+            **_count_axis([s["pods"] for s in samples]),
             "overlaying": "y",
             "side": "right",
             "title": {"text": _("pods")},
-            "rangemode": "tozero",
-            "tickformat": ",d",
         },
     )
     return figure
