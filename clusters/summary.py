@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from django.conf import settings
 from django.db.models import Count, Q
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -72,6 +73,9 @@ def reasons(cluster: Cluster, now: datetime | None = None) -> list[str]:
         found.append(
             _("no health probe for %(t)s") % {"t": ago(_since(cluster.last_probe_at or reference, now))}
         )
+    elif cluster.last_probe_at and _since(cluster.last_probe_at, now) >= settings.HEALTH_UNKNOWN_AFTER:
+        # No worker has probed it lately: say so rather than show an old Ready as current.
+        found.append(_("no health probe for %(t)s") % {"t": ago(_since(cluster.last_probe_at, now))})
     elif cluster.observed and cluster.observed != cluster.ready:
         found.append(_("probe failing since %(t)s ago") % {"t": ago(_since(cluster.observed_since, now))})
     for taint in cluster.taints:

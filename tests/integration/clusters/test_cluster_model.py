@@ -69,3 +69,17 @@ def test_the_fleet_summary_counts_clusters_by_ready_status():
     for name, ready in (("a", "True"), ("b", "True"), ("c", "False"), ("d", "Unknown")):
         Cluster.objects.create(name=name, api_endpoint="https://h", ready=ready)
     assert fleet_summary() == "4 clusters · 2 Ready · 1 NotReady · 1 Unknown"
+
+
+def test_a_ready_cluster_nobody_probed_lately_says_so_in_its_reasons(settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from clusters.summary import reasons
+
+    now = timezone.now()
+    cluster = Cluster(name="quiet", ready="True", last_probe_at=now - timedelta(seconds=90))
+    assert reasons(cluster, now) == ["no health probe for 90 s"]
+    cluster.last_probe_at = now - timedelta(seconds=5)
+    assert reasons(cluster, now) == []
