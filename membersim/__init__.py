@@ -2,11 +2,14 @@
 
 Each cluster is a real HTTP(S) API server (stdlib ``http.server``) speaking enough of the
 Kubernetes API for ``kubectl`` and the ``kubernetes`` Python client: discovery (legacy and
-aggregated), a minimal OpenAPI v3, core/v1 namespaces, nodes, pods, services, configmaps, secrets
-and events, apps/v1 deployments, replicasets, statefulsets and daemonsets, batch/v1 jobs and
-metrics.k8s.io/v1beta1. Verbs: list (selectors, limit/continue), get, watch, create, replace,
-delete (cascading), deletecollection, JSON / merge / strategic-merge / apply patches, dryRun and
-Table output. A small controller turns workloads into pods and places them on nodes that fit.
+aggregated), a minimal OpenAPI v3 (and v2 in protobuf, for kubectl 1.27), core/v1 namespaces,
+nodes, pods (with log and eviction), services, configmaps, secrets and events, apps/v1 deployments,
+replicasets, statefulsets and daemonsets, batch/v1 jobs, networking.k8s.io ServiceCIDRs (1.31+) and
+metrics.k8s.io/v1beta1. Verbs: list (selectors, limit/continue), get, watch (bookmarks, 410 when
+too old), create, replace, delete (cascading), deletecollection, JSON / merge / strategic-merge /
+apply patches, dryRun, strict field validation and Table output; protobuf request bodies for the
+objects kubectl 1.32+ builds itself. A small controller turns workloads into pods, places them on
+nodes that fit and keeps workload status (including progress deadlines) up to date.
 
 Stable embedding API (tests and the demo rely on these names)::
 
