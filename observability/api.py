@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import HttpResponse
 from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
@@ -38,6 +40,16 @@ class AlertRulesExport(APIView):
 
     content_negotiation_class = FormatIsOurs
 
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("format", str, enum=list(FORMATS), default=PROMETHEUS),
+            OpenApiParameter("namespace", str, description="metadata.namespace of the PrometheusRule"),
+        ],
+        responses={
+            (200, "application/yaml"): OpenApiResponse(OpenApiTypes.STR, description="the rules as YAML"),
+            400: OpenApiResponse(description="an unknown format or a bad namespace"),
+        },
+    )
     def get(self, request: Request) -> HttpResponse:
         fmt = request.query_params.get("format", PROMETHEUS)
         if fmt not in FORMATS:
@@ -194,14 +206,44 @@ class DeliveryViewSet(viewsets.ReadOnlyModelViewSet):
     queryset = Delivery.objects.select_related("receiver")
 
 
+class OverlapSerializer(serializers.Serializer):
+    cluster_a = serializers.CharField()
+    kind_a = serializers.ChoiceField(["pod", "service"])
+    cidr_a = serializers.CharField()
+    cluster_b = serializers.CharField()
+    kind_b = serializers.ChoiceField(["pod", "service"])
+    cidr_b = serializers.CharField()
+    shared = serializers.CharField(help_text="the range both contain")
+    meaning = serializers.CharField(help_text="what the overlap breaks, in words")
+
+
+class ClusterNetworksSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    pod_cidrs = serializers.ListField(child=serializers.CharField())
+    service_cidrs = serializers.ListField(child=serializers.CharField())
+    unreadable_cidrs = serializers.ListField(child=serializers.CharField())
+    overlaps = serializers.IntegerField()
+
+
+class NetworkCheckSerializer(serializers.Serializer):
+    flat_networking_possible = serializers.BooleanField()
+    summary = serializers.CharField()
+    clusters = ClusterNetworksSerializer(many=True)
+    overlaps = OverlapSerializer(many=True)
+
+
 class NetworkCheck(APIView):
     """Pod and service CIDRs of every cluster, the overlapping pairs and what they mean for flat networking.
 
     `?cluster=NAME` narrows it to one cluster and the overlaps that involve it."""
 
+    @extend_schema(
+        parameters=[OpenApiParameter("cluster", str, description="narrow to one cluster")],
+        responses={200: NetworkCheckSerializer, 404: OpenApiResponse(description="no such cluster")},
+    )
     def get(self, request: Request) -> Response:
         report = fleet_report()
         name = request.query_params.get("cluster")
         if name is not None and name not in {c.name for c in report.clusters}:
             raise NotFound({"cluster": [f"no cluster is called {name!r}"]})
-        return Response(as_data(report, name))
+        return Response(NetworkCheckSerializer(as_data(report, name)).data)
