@@ -36,7 +36,9 @@ def test_the_preview_is_exactly_what_the_planner_answers():
 def test_a_split_without_contested_replicas_still_says_how_it_rounded():
     contested = build_preview(policy_with_weights(("beijing", 8), ("shanghai", 3)), FLEET, WorkloadInput(10))
     assert contested.proposed == {"beijing": 7, "shanghai": 3}
-    assert contested.rounding == ["shanghai gets the 10th replica: Webster priority 0.60 vs 0.53 for beijing."]
+    assert contested.rounding == [
+        "shanghai gets the 10th replica: Webster priority 0.60 vs 0.53 for beijing."
+    ]
     exact = build_preview(POLICY_7_3, FLEET, WorkloadInput(10))
     assert exact.rounding == [
         "No replica was contested: each cluster gets its share rounded (beijing 7.00 → 7, shanghai 3.00 → 3)."
