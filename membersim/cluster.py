@@ -318,9 +318,11 @@ class Cluster:
                 if t.get("key") != "node.kubernetes.io/unreachable"
             ]
             if not ready:
-                taints.append(
-                    {"key": "node.kubernetes.io/unreachable", "effect": "NoSchedule", "timeAdded": meta.now()}
-                )
+                # NoExecute evicts the node's pods once their toleration (300 s by default) runs out.
+                for effect in ("NoSchedule", "NoExecute"):
+                    taints.append(
+                        {"key": "node.kubernetes.io/unreachable", "effect": effect, "timeAdded": meta.now()}
+                    )
             if taints:
                 updated["spec"]["taints"] = taints
             else:

@@ -16,6 +16,7 @@ from membersim.placement import (
     matches_node_selection,
     node_is_ready,
     pod_requests,
+    tolerates,
     untolerated_taint,
 )
 from membersim.resources import DAEMONSET, DEPLOYMENT, JOB, NODE, POD, REPLICASET, STATEFULSET, Resource
@@ -29,6 +30,7 @@ MAX_PASSES = 50
 # A pod (or pod template) annotation that makes the simulated kubelet report a failure instead:
 # CrashLoopBackOff, ImagePullBackOff or ErrImagePull (not ready), or Error (the pod fails).
 FAIL_ANNOTATION = "membersim.io/fail"
+DEFAULT_TOLERATION_SECONDS = 300
 FAILURES = ("CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "Error")
 FINISHED = ("Succeeded", "Failed")
 DAEMON_TOLERATIONS = [
@@ -121,6 +123,7 @@ class Controller:
         changed |= self._statefulsets()
         changed |= self._daemonsets()
         changed |= self._jobs()
+        changed |= self._evict_untolerated()
         changed |= self._schedule()
         changed |= self._kubelet()
         changed |= self._statuses()
@@ -542,6 +545,57 @@ class Controller:
                 changed = True
         return changed
 
+    # ------------------------------------------------------------ taint manager
+
+    @staticmethod
+    def _toleration_seconds(pod: dict[str, Any], taint: dict[str, Any]) -> float | None:
+        """How long ``pod`` may stay on a node with a NoExecute ``taint``; None means for ever."""
+        for toleration in (pod.get("spec") or {}).get("tolerations") or []:
+            if tolerates([toleration], taint):
+                seconds = toleration.get("tolerationSeconds")
+                return None if seconds is None else max(0.0, float(seconds))
+        # The DefaultTolerationSeconds admission plugin gives every pod 300 s for these two.
+        if taint.get("key") in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"):
+            return float(DEFAULT_TOLERATION_SECONDS)
+        return 0.0
+
+    def _evict_untolerated(self) -> bool:
+        changed = False
+        now = time.time()
+        for node in self.store.iter(NODE):
+            taints = [
+                t for t in (node.get("spec") or {}).get("taints") or [] if t.get("effect") == "NoExecute"
+            ]
+            if not taints:
+                continue
+            for pod in self.store.iter(POD):
+                if (pod.get("spec") or {}).get("nodeName") != node["metadata"]["name"] or not is_active(pod):
+                    continue
+                for taint in taints:
+                    seconds = self._toleration_seconds(pod, taint)
+                    if seconds is not None and (
+                        seconds == 0 or now - meta.parse_time(taint.get("timeAdded")) >= seconds
+                    ):
+                        where = f"{pod['metadata']['namespace']}/{pod['metadata']['name']}"
+                        self.cluster.record_event(
+                            pod,
+                            "Normal",
+                            "TaintManagerEviction",
+                            f"Marking for deletion Pod {where}",
+                            "taint-eviction-controller",
+                        )
+                        self._delete(POD, pod, None, "taint-eviction-controller")
+                        changed = True
+                        break
+        return changed
+
+    def has_no_execute_taints(self) -> bool:
+        return any(
+            t.get("effect") == "NoExecute"
+            for n in self.store.iter(NODE)
+            for t in (n.get("spec") or {}).get("taints") or []
+        )
+
     # ------------------------------------------------------------ scheduler
 
     def usage(self) -> dict[str, NodeUse]:
@@ -924,9 +978,9 @@ class Controller:
         return current
 
     def needs_ticks(self) -> bool:
-        """Whether time alone can change something: a deployment still waiting for its pods."""
+        """Whether time alone can change something: a NoExecute taint, a deployment waiting for its pods."""
         with self.store.lock:
-            return any(
+            return self.has_no_execute_taints() or any(
                 c.get("type") == "Progressing" and c.get("reason") == "ReplicaSetUpdated"
                 for d in self.store.iter(DEPLOYMENT)
                 for c in (d.get("status") or {}).get("conditions") or []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from membersim import errors
+from membersim import errors, meta
 from membersim.quantity import QuantityError, parse_quantity
 from membersim.resources import Resource
 from membersim.selectors import SelectorError, labels_match, requirements_from_label_selector
@@ -361,6 +361,11 @@ def apply_defaults(resource: Resource, obj: dict[str, Any]) -> None:
                 port.setdefault("targetPort", port.get("port"))
     if resource.plural == "secrets":
         obj.setdefault("type", "Opaque")
+    if resource.plural == "nodes" and isinstance(spec, dict):
+        # The API server stamps NoExecute taints; the taint manager counts toleration time from it.
+        for taint in spec.get("taints") or []:
+            if isinstance(taint, dict) and taint.get("effect") == "NoExecute" and not taint.get("timeAdded"):
+                taint["timeAdded"] = meta.now()
     if resource.plural == "namespaces":
         obj.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
         obj["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = obj["metadata"]["name"]

@@ -334,3 +334,32 @@ def test_a_deployment_that_cannot_progress_times_out_after_its_deadline(cluster)
         c["type"]: c for c in cluster.store.get(DEPLOYMENT, "default", "web")["status"]["conditions"]
     }["Progressing"]
     assert (progressing["status"], progressing["reason"]) == ("True", "NewReplicaSetAvailable")
+
+
+def test_pods_leave_a_not_ready_node_when_their_toleration_runs_out(cluster):
+    import time
+
+    toleration = {
+        "key": "node.kubernetes.io/unreachable",
+        "operator": "Exists",
+        "effect": "NoExecute",
+        "tolerationSeconds": 1,
+    }
+    api.create(cluster, DEPLOYMENT, "default", workload(replicas=3, tolerations=[toleration]), NO_QUERY)
+    api.create(cluster, DAEMONSET, "default", workload("DaemonSet", "agent", cpu="100m"), NO_QUERY)
+    cluster.set_node_ready("test-node-1", False)
+    assert any(p["spec"]["nodeName"] == "test-node-1" for p in pods(cluster))
+    assert cluster.controller.needs_ticks()
+    time.sleep(1.2)
+    cluster.controller.reconcile()
+    assert all(p["spec"]["nodeName"] != "test-node-1" for p in pods(cluster)) and len(pods(cluster)) == 3
+    assert "test-node-1" in {p["spec"]["nodeName"] for p in pods(cluster, "agent")}
+
+
+def test_a_no_execute_taint_without_a_toleration_evicts_at_once_and_the_default_gives_300_seconds(cluster):
+    api.create(cluster, DEPLOYMENT, "default", workload(replicas=3), NO_QUERY)
+    cluster.set_node_ready("test-node-2", False)
+    assert any(p["spec"]["nodeName"] == "test-node-2" for p in pods(cluster))
+    taint = b'{"spec":{"taints":[{"key":"maintenance","effect":"NoExecute"}]}}'
+    api.patch(cluster, api.NODE, "", "test-node-3", "", taint, api.MERGE_PATCH, NO_QUERY)
+    assert all(p["spec"]["nodeName"] != "test-node-3" for p in pods(cluster))
