@@ -141,3 +141,31 @@ def test_a_lint_finding_is_fixed_with_one_click(signed_in_page, live_server, scr
     page.click("#lint-beijing + ul button:has-text('location/region=cn-north')")
     page.wait_for_selector("text=Every cluster follows the conventions.")
     assert Cluster.objects.get(name="beijing").labels == {"env": "prod", "location/region": "cn-north"}
+
+
+def test_an_admin_joins_a_cluster_from_a_pasted_kubeconfig(signed_in_page, live_server, simulate, screenshot):
+    import yaml
+
+    sim = simulate(
+        ClusterSpec(name="beijing", nodes=2), ClusterSpec(name="shanghai", nodes=3, region="cn-east")
+    )
+    page = signed_in_page("admin")
+    page.goto(f"{live_server.url}/clusters/")
+    page.click("text=Join cluster")
+    page.fill("textarea[name=kubeconfig]", yaml.safe_dump(sim.kubeconfig()))
+    page.wait_for_selector("select[name=context] >> option[value=shanghai]", state="attached")
+    page.select_option("select[name=context]", "shanghai")
+    page.fill("input[name=name]", "shanghai")
+    page.fill("input[name=labels]", "env=prod, location/region=cn-east")
+    page.click("text=Test connection")
+    page.wait_for_selector("[data-testid=nodes] >> text=3 of 3 Ready")
+    assert not Cluster.objects.exists()
+    screenshot(page, "clusters-join")
+    page.click("#join-form button[type=submit]")
+    page.wait_for_selector("text=Joined shanghai: v1.31.4, 3/3 nodes Ready.")
+    cluster = Cluster.objects.get()
+    assert (cluster.name, cluster.region, cluster.labels["location/region"]) == (
+        "shanghai",
+        "cn-east",
+        "cn-east",
+    )
