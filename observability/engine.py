@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from observability import notify, recording
 from observability.models import ACTIVE_STATES, Alert, AlertState
-from observability.rules import Rule, alert_rules, render
+from observability.rules import Rule, alert_rules, fill_template
 from observability.values import DatabaseSource
 
 RESOLVED_KEPT = timedelta(days=7)
@@ -70,7 +70,7 @@ def _evaluate_rule(rule: Rule, source: DatabaseSource, now: datetime, outcome: O
         results[fingerprint(labels)] = (labels, value)
     existing = {a.fingerprint: a for a in Alert.objects.filter(rule=rule.alert, state__in=ACTIVE_STATES)}
     for key, (labels, value) in results.items():
-        annotations = {name: render(text, labels, value) for name, text in rule.annotations.items()}
+        annotations = {name: fill_template(text, labels, value) for name, text in rule.annotations.items()}
         alert = existing.get(key)
         if alert is None:
             alert = _start(rule, key, labels, annotations, value, now, outcome)

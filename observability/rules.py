@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation import gettext, gettext_noop
 
 from observability.expr import Arithmetic, Compare, Expr, Increase, Metric, SumBy, format_duration
 
@@ -20,8 +21,11 @@ class Rule:
     expr: Expr
     for_seconds: int
     severity: str
+    # Annotation templates as Prometheus fills them; in English here (the export and notifications),
+    # translated for the pages. Literal per cent signs are doubled; `params` fills the %(name)s fields.
     summary: str
     description: str
+    params: tuple[tuple[str, str], ...] = ()
 
     @property
     def labels(self) -> dict[str, str]:
@@ -29,7 +33,12 @@ class Rule:
 
     @property
     def annotations(self) -> dict[str, str]:
-        return {"summary": self.summary, "description": self.description}
+        params = dict(self.params)
+        return {"summary": self.summary % params, "description": self.description % params}
+
+    def localized_annotations(self) -> dict[str, str]:
+        params = dict(self.params)
+        return {"summary": gettext(self.summary) % params, "description": gettext(self.description) % params}
 
     def as_prometheus(self) -> dict[str, Any]:
         """The rule as an entry of a Prometheus rule group; `for` is left out when it is zero."""
@@ -51,8 +60,8 @@ def alert_rules() -> list[Rule]:
             expr=Compare(Metric("cluster_ready_state"), "==", 0),
             for_seconds=settings.ALERT_CLUSTER_UNHEALTHY_FOR,
             severity="critical",
-            summary="Cluster {{ $labels.member_cluster }} is not Ready",
-            description=(
+            summary=gettext_noop("Cluster {{ $labels.member_cluster }} is not Ready"),
+            description=gettext_noop(
                 "Member cluster {{ $labels.member_cluster }} has not been Ready (cluster_ready_state == 0). "
                 "New workloads are not scheduled to it while it carries the not-ready taint."
             ),
@@ -73,11 +82,14 @@ def alert_rules() -> list[Rule]:
             ),
             for_seconds=settings.ALERT_CLUSTER_CPU_FOR,
             severity="warning",
-            summary="Cluster {{ $labels.member_cluster }} has {{ $value }}% of its CPU allocated",
-            description=(
-                f"CPU requested by pods on {{{{ $labels.member_cluster }}}} is above {cpu_threshold:g}% of "
+            summary=gettext_noop(
+                "Cluster {{ $labels.member_cluster }} has {{ $value }}%% of its CPU allocated"
+            ),
+            description=gettext_noop(
+                "CPU requested by pods on {{ $labels.member_cluster }} is above %(threshold)s%% of "
                 "what its nodes can allocate; new replicas may not fit."
             ),
+            params=(("threshold", f"{cpu_threshold:g}"),),
         ),
         Rule(
             alert="WorksFailingToApply",
@@ -92,8 +104,8 @@ def alert_rules() -> list[Rule]:
             ),
             for_seconds=300,
             severity="warning",
-            summary="Works keep failing to apply on {{ $labels.member_cluster }}",
-            description=(
+            summary=gettext_noop("Works keep failing to apply on {{ $labels.member_cluster }}"),
+            description=gettext_noop(
                 "{{ $value }} applies of works to member cluster {{ $labels.member_cluster }} failed "
                 "in the last 10 minutes."
             ),
@@ -111,10 +123,10 @@ def alert_rules() -> list[Rule]:
             ),
             for_seconds=300,
             severity="warning",
-            summary="Bindings fail to schedule ({{ $labels.schedule_type }})",
-            description=(
-                "{{ $value }} scheduling attempts ({{ $labels.schedule_type }}) failed"
-                " in the last 10 minutes."
+            summary=gettext_noop("Bindings fail to schedule ({{ $labels.schedule_type }})"),
+            description=gettext_noop(
+                "{{ $value }} scheduling attempts ({{ $labels.schedule_type }}) failed "
+                "in the last 10 minutes."
             ),
         ),
     ]
@@ -127,7 +139,7 @@ def rule_named(alert: str) -> Rule | None:
 TEMPLATE_FIELD = re.compile(r"\{\{\s*(\$labels\.([A-Za-z_][A-Za-z0-9_]*)|\$value)\s*\}\}")
 
 
-def render(template: str, labels: dict[str, str], value: float) -> str:
+def fill_template(template: str, labels: dict[str, str], value: float) -> str:
     """Fill an annotation's `{{ $labels.x }}` and `{{ $value }}` (rounded to 4 significant digits)."""
 
     def field(match: re.Match) -> str:

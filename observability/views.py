@@ -25,7 +25,7 @@ from observability.networking import (
     overlap_sentence,
     verdict,
 )
-from observability.rules import alert_rules
+from observability.rules import alert_rules, fill_template
 
 RECENT = timedelta(hours=24)
 
@@ -39,21 +39,31 @@ def _silence_initial(request: HttpRequest) -> dict[str, str]:
     return {"matchers": ", ".join(f"{k}={v}" for k, v in labels.items()), "duration": "2h"}
 
 
+def with_summaries(alerts):
+    """Give each alert its summary in the reader's language (the stored annotations stay in English)."""
+    rules = {rule.alert: rule for rule in alert_rules()}
+    for alert in alerts:
+        rule = rules.get(alert.rule)
+        summary = rule.localized_annotations()["summary"] if rule else alert.annotations.get("summary", "")
+        alert.summary_text = fill_template(summary, alert.labels, alert.value or 0.0)
+    return alerts
+
+
 def alert_lists(request: HttpRequest, now) -> dict[str, Any]:
     silences = list(Silence.objects.filter(ends_at__gt=now))
-    alerts = list(Alert.objects.filter(state__in=[AlertState.FIRING, AlertState.PENDING]))
+    alerts = with_summaries(list(Alert.objects.filter(state__in=[AlertState.FIRING, AlertState.PENDING])))
     for alert in alerts:
         alert.silenced_by = next((s for s in silences if s.is_active(now) and s.matches(alert.labels)), None)
     resolved = Alert.objects.filter(state=AlertState.RESOLVED, resolved_at__gte=now - RECENT).order_by(
         "-resolved_at"
-    )[:50]
+    )
     return {
         "now": now,
         "firing": sorted(
             (a for a in alerts if a.state == AlertState.FIRING), key=lambda a: a.fired_at, reverse=True
         ),
         "pending": [a for a in alerts if a.state == AlertState.PENDING],
-        "resolved": resolved,
+        "resolved": with_summaries(list(resolved[:50])),
         "silences": silences,
         "expired_silences": Silence.objects.filter(ends_at__lte=now, ends_at__gte=now - RECENT)[:20],
         "deliveries": Delivery.objects.select_related("alert", "receiver")[:20],
@@ -85,7 +95,7 @@ def alerts(request: HttpRequest) -> HttpResponse:
 @require_GET
 def firing_panel(request: HttpRequest) -> HttpResponse:
     """The firing alerts in short, as a fragment other pages (the fleet health tiles) include."""
-    firing = Alert.objects.filter(state=AlertState.FIRING).order_by("-fired_at")[:20]
+    firing = with_summaries(list(Alert.objects.filter(state=AlertState.FIRING).order_by("-fired_at")[:20]))
     return render(request, "observability/_firing_panel.html", {"firing": firing})
 
 

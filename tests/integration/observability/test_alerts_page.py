@@ -205,3 +205,20 @@ def test_the_fleet_page_loads_the_firing_alerts_beside_its_tiles(client, viewer,
     panel = client.get(reverse("observability:firing-panel")).content.decode()
     assert "Cluster beijing is not Ready" in panel
     assert "shanghai" not in panel and "guangzhou" not in panel  # pending and resolved are not firing
+
+
+@pytest.mark.django_db
+def test_summaries_show_in_the_readers_language_while_the_stored_annotations_stay_english(
+    client, viewer, alerts_now
+):
+    from django.utils import translation
+
+    client.force_login(viewer)
+    try:
+        page = client.get(ALERTS, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    finally:
+        translation.activate("en")
+    assert "集群 beijing 未就绪" in page
+    assert Alert.objects.get(labels__member_cluster="beijing", state="firing").annotations["summary"] == (
+        "Cluster beijing is not Ready"
+    )

@@ -7,7 +7,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from karmada_ui.env import email_url_parts, env_duration
 from observability.expr import Arithmetic, Compare, Increase, Metric, SumBy, format_duration, labels_of
-from observability.rules import render
+from observability.rules import fill_template
 
 
 class Table:
@@ -97,7 +97,7 @@ def test_an_email_url_becomes_django_settings():
 
 
 def test_annotation_templates_are_filled_with_labels_and_the_value():
-    text = render(
+    text = fill_template(
         "{{ $labels.member_cluster }} at {{ $value }}% ({{$labels.missing}})", c("beijing"), 87.55555
     )
     assert text == "beijing at 87.56% ()"

@@ -91,7 +91,7 @@ def test_the_cpu_threshold_comes_from_the_settings(settings):
     settings.ALERT_CLUSTER_CPU_THRESHOLD = 65
     rule = next(r for r in alert_rules() if r.alert == "ClusterCPUHigh")
     assert rule.expr.promql().endswith("> 65")
-    assert "65%" in rule.description
+    assert "above 65% of" in rule.annotations["description"]
 
 
 def test_an_unknown_format_is_refused():
