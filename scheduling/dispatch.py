@@ -16,7 +16,7 @@ from clusters.models import Cluster
 from observability import recording
 from scheduling import events, names
 from scheduling.interpreter import interpret_health, reflect_status
-from scheduling.models import Work
+from scheduling.models import UNHEALTHY, Work
 from scheduling.works import released_copy, retain_member_fields
 
 # Calls to member clusters overlap; Karmada's execution controller runs concurrent work syncs likewise.
@@ -161,6 +161,7 @@ def _record(work: Work, outcome: Outcome, now: datetime, result: DispatchResult)
         if changed:
             events.record(work, "Warning", outcome.reason, f"{work.cluster_name}: {outcome.message}")
     elif outcome.live is not None:
+        health = interpret_health(outcome.live)
         # Conditional: a Work whose desired state moved on meanwhile stays out of sync and is applied again.
         Work.objects.filter(pk=work.pk, desired_hash=work.desired_hash).update(
             applied=True,
@@ -169,6 +170,7 @@ def _record(work: Work, outcome: Outcome, now: datetime, result: DispatchResult)
             applied_message="Manifest has been successfully applied",
             applied_at=now,
             status=reflect_status(outcome.live),
-            health=interpret_health(outcome.live),
+            health=health,
             status_at=now,
+            unhealthy_since=(work.unhealthy_since or now) if health == UNHEALTHY else None,
         )

@@ -142,6 +142,8 @@ def evict_cluster(
     message: str,
     now: datetime,
     producer: str = TAINT_MANAGER,
+    mode: str = "",
+    grace_seconds: int | None = None,
 ) -> None:
     """GracefulEvictCluster: drop the cluster from spec.clusters and remember it as an eviction task."""
     before = binding.target_replicas()
@@ -149,7 +151,7 @@ def evict_cluster(
     binding.clusters = [c for c in binding.clusters if c["name"] != cluster]
     task: dict[str, Any] = {
         "fromCluster": cluster,
-        "purgeMode": purge_mode(binding),
+        "purgeMode": mode or purge_mode(binding),
         "reason": reason,
         "message": message,
         "producer": producer,
@@ -157,6 +159,10 @@ def evict_cluster(
     }
     if replicas:
         task["replicas"] = replicas
+    if grace_seconds:
+        task["gracePeriodSeconds"] = grace_seconds
+    if task["purgeMode"] == "Never":
+        task["suppressDeletion"] = True  # the old copy stays until someone decides
     binding.graceful_eviction_tasks = [
         t for t in binding.graceful_eviction_tasks if t["fromCluster"] != cluster
     ] + [task]
@@ -211,6 +217,45 @@ def run_taint_manager(now: datetime | None = None) -> list[int]:
                         now,
                     )
                     evicted.append(binding.pk)
+    return sorted(set(evicted))
+
+
+# ------------------------------------------------------------------------- application failover
+
+APPLICATION_FAILURE = "ApplicationFailure"
+
+
+def run_application_failover(now: datetime | None = None) -> list[int]:
+    """Evict a workload from a cluster where it stayed Unhealthy longer than tolerationSeconds (§4.3)."""
+    now = now or timezone.now()
+    evicted = []
+    candidates = ResourceBinding.objects.exclude(clusters=[]).filter(failover__has_key="application")
+    for binding_id in candidates.values_list("pk", flat=True):
+        with transaction.atomic():
+            binding = (
+                ResourceBinding.objects.select_for_update().select_related("template").get(pk=binding_id)
+            )
+            application = (binding.failover or {}).get("application") or {}
+            tolerate = timedelta(
+                seconds=(application.get("decisionConditions") or {}).get("tolerationSeconds", 300)
+            )
+            targets = set(binding.target_replicas())
+            failing = binding.works.filter(
+                cluster_name__in=targets, deleting=False, unhealthy_since__lte=now - tolerate
+            ).values_list("cluster_name", flat=True)
+            for cluster in sorted(failing):
+                mode = application.get("purgeMode", "Gracefully")
+                evict_cluster(
+                    binding,
+                    cluster,
+                    APPLICATION_FAILURE,
+                    f"the workload stayed Unhealthy for more than {int(tolerate.total_seconds())}s",
+                    now,
+                    producer="ResourceBindingController",
+                    mode=mode,
+                    grace_seconds=application.get("gracePeriodSeconds") if mode == "Gracefully" else None,
+                )
+                evicted.append(binding.pk)
     return sorted(set(evicted))
 
 

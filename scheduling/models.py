@@ -226,6 +226,8 @@ class Work(models.Model):
     applied_overrides = models.JSONField(default=dict, blank=True)
     # status collected back from the member cluster
     health = models.CharField(max_length=10, default=UNKNOWN)
+    # since when the member copy has been Unhealthy without a break (application failover counts from it)
+    unhealthy_since = models.DateTimeField(null=True, blank=True)
     status = models.JSONField(default=dict, blank=True)
     status_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

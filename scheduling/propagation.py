@@ -16,6 +16,7 @@ from scheduling import names
 from scheduling.interpreter import dependencies, interpret_health, reflect_status, workload_of
 from scheduling.models import (
     HEALTHY,
+    UNHEALTHY,
     OverridePolicy,
     ResourceBinding,
     ResourceTemplate,
@@ -279,5 +280,8 @@ def sync_cluster_objects(cluster: Cluster, now: datetime | None = None) -> list[
             continue
         status, health = reflect_status(current), interpret_health(current)
         if (status, health) != (work.status, work.health):
-            Work.objects.filter(pk=work.pk).update(status=status, health=health, status_at=now)
+            since = (work.unhealthy_since or now) if health == UNHEALTHY else None
+            Work.objects.filter(pk=work.pk).update(
+                status=status, health=health, status_at=now, unhealthy_since=since
+            )
     return repair

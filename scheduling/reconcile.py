@@ -47,6 +47,7 @@ def reconcile(now: datetime | None = None) -> ReconcilePlan:
     detect_all()
     failover.apply_taint_policies(now)
     failover.run_taint_manager(now)
+    failover.run_application_failover(now)
     failover.release_evictions(now)
     rescheduling.rebalance_by_load(now)
     deleting = {s.name for s in load_snapshots() if s.deleting}
