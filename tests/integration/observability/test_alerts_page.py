@@ -36,6 +36,7 @@ def test_a_viewer_sees_each_list_and_the_rules_but_no_silence_form(client, viewe
     pending = page.split('id="pending-alerts"')[1].split("</table>")[0]
     resolved = page.split('id="resolved-alerts"')[1].split("</table>")[0]
     assert "member_cluster=beijing" in firing and "Cluster beijing is not Ready" in firing
+    assert 'href="/clusters/c/beijing/"' in firing  # the cluster label leads to the cluster
     assert "member_cluster=shanghai" in pending
     assert "member_cluster=guangzhou" in resolved
     assert "cluster_ready_state == 0" in page
