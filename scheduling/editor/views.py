@@ -9,6 +9,7 @@ from typing import Any
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
@@ -164,7 +165,9 @@ def policy_preview(request: HttpRequest) -> HttpResponse:
         "lints": _selector_lints(editor.doc, snapshots),
         "yaml_problems": editor.yaml_problems() if editor.mode == YAML else [],
     }
-    return render(request, "scheduling/editor/_preview_response.html", context)
+    # Rendered without the request: the fragment needs no page chrome, and skipping the context
+    # processors (navigation, fleet summary) keeps every slider move fast.
+    return HttpResponse(render_to_string("scheduling/editor/_preview_response.html", context))
 
 
 @require_POST
