@@ -23,6 +23,8 @@ REASONS = {
     "no_affinity_term": gettext_lazy("cluster affinity term %(term)s does not exist"),
     "spread_field_missing": gettext_lazy("%(field)s is not set, required by the %(field)s spread constraint"),
     "evicting": gettext_lazy("a graceful eviction is moving the workload off this cluster"),
+    "region_not_chosen": gettext_lazy("region %(region)s was not chosen by the region spread constraint"),
+    "spread_limit": gettext_lazy("not among the %(limit)s cluster(s) the spread constraints keep"),
 }
 
 METHOD_NAMES = {"webster": gettext_lazy("Webster"), "largest-remainder": gettext_lazy("largest remainder")}

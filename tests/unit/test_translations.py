@@ -48,3 +48,17 @@ def test_the_compiled_catalogue_is_up_to_date():
 
     stale = [e["msgid"] for e in read_po(PO) if compiled(e) != e["msgstr"]]
     assert stale == [], "run `python manage.py compilemessages`"
+
+
+def test_every_planner_reason_code_has_an_editor_sentence_in_chinese():
+    from django.utils import translation
+
+    from scheduling.editor.wording import REASONS, reason_text
+    from scheduling.planner.messages import REASONS as PLANNER_REASONS
+
+    assert sorted(set(PLANNER_REASONS) - set(REASONS)) == []
+    with translation.override("zh-hans"):
+        text = reason_text({"code": "region_not_chosen", "params": {"region": "cn-east"}, "message": "x"})
+        limit = reason_text({"code": "spread_limit", "params": {"limit": 2}, "message": "x"})
+    assert text == "区域分布约束未选中区域 cn-east"
+    assert limit == "不在分布约束保留的 2 个集群之中"
