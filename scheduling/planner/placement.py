@@ -257,10 +257,12 @@ def _parse_replica_scheduling(data: Any, path: str, defaults: bool) -> ReplicaSc
     rs_type = get_str(data.get("replicaSchedulingType"), join(path, "replicaSchedulingType"))
     if defaults and not rs_type:
         rs_type = DIVIDED
-    if rs_type not in (DUPLICATED, DIVIDED, ""):
+    # The CRD enums reject other values; without defaults (Karmada's unit-level view) they reach
+    # the scheduler, which answers "unsupported replica scheduling strategy".
+    if defaults and rs_type not in (DUPLICATED, DIVIDED, ""):
         raise InputError(join(path, "replicaSchedulingType"), "must be Duplicated or Divided")
     preference = get_str(data.get("replicaDivisionPreference"), join(path, "replicaDivisionPreference"))
-    if preference and preference not in (WEIGHTED, AGGREGATED):
+    if defaults and preference and preference not in (WEIGHTED, AGGREGATED):
         raise InputError(join(path, "replicaDivisionPreference"), "must be Weighted or Aggregated")
     if defaults and rs_type == DIVIDED and not preference:
         preference = WEIGHTED

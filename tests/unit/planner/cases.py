@@ -36,11 +36,12 @@ from scheduling.planner.spread import (
 from scheduling.planner.taints import parse_taints
 
 CASES_FILE = Path(__file__).parent / "data" / "karmada-cases-public.json"
+EXTRA_CASES_FILE = Path(__file__).parent / "data" / "karmada-cases-extra.json"
 NO_GROUP = "no feasible group combination"
 
 
-def load_cases() -> list[dict[str, Any]]:
-    return json.loads(CASES_FILE.read_text())
+def load_cases(path: Path = CASES_FILE) -> list[dict[str, Any]]:
+    return json.loads(path.read_text())
 
 
 def snapshot(data: dict[str, Any]) -> ClusterSnapshot:
