@@ -81,6 +81,8 @@ def webster_seats(
 def _webster(
     seats: int, parties: list[str], votes: dict[str, int], initial: dict[str, int], uid: str
 ) -> tuple[dict[str, int], list[dict[str, Any]]]:
+    if not parties:
+        return {}, []
     order = name_order(uid)
     descending = order.startswith("name descending")
     count = {name: initial.get(name, 0) for name in parties}

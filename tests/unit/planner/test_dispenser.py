@@ -89,3 +89,7 @@ def test_webster_seats_without_short_cuts_seat_zero_vote_parties_by_tie_break():
     assert webster_seats(3, {"A": 0, "B": 0}, {}) == {"A": 2, "B": 1}
     assert webster_seats(0, {"A": 1}, {"B": 2}) == {"A": 0, "B": 2}
     assert webster_seats(2, {"A": 1, "B": 1}, {"A": 1}) == {"A": 2, "B": 1}
+
+
+def test_webster_seats_with_no_parties_hand_out_nothing():
+    assert webster_seats(3, {}, {}) == {}
