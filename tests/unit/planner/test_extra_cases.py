@@ -1,4 +1,4 @@
-"""Karmada's own unit-test tables beyond the public subset, run through the planner at the level each names."""
+"""Karmada's own unit-test tables beyond the public subset, run through the planner at their levels."""
 
 import pytest
 
