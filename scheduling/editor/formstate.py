@@ -18,15 +18,8 @@ from scheduling.planner import DIVISION_ANNOTATION, LARGEST_REMAINDER, WEBSTER
 DUPLICATED = "Duplicated"
 DIVIDED = "Divided"
 WEIGHTED = "Weighted"
-AGGREGATED = "Aggregated"
 STATIC = "static"
 DYNAMIC = "dynamic"
-LABEL_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
-FIELD_KEYS = ("provider", "region", "zone")
-FIELD_OPERATORS = ("In", "NotIn")
-TOLERATION_OPERATORS = ("Equal", "Exists")
-TAINT_EFFECTS = ("", "NoSchedule", "PreferNoSchedule", "NoExecute")
-SPREAD_FIELDS = ("cluster", "region", "zone", "provider")
 SPREAD_BY_LABEL = "label"
 
 

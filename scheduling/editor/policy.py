@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from scheduling.planner import DIVISION_ANNOTATION, WEBSTER
@@ -58,7 +57,3 @@ def division_method(doc: dict[str, Any]) -> str:
 
 def is_cluster_scoped(doc: dict[str, Any]) -> bool:
     return doc.get("kind") == CLUSTER_PROPAGATION_POLICY
-
-
-def deep_copy(doc: dict[str, Any]) -> dict[str, Any]:
-    return copy.deepcopy(doc)

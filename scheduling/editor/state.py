@@ -66,10 +66,6 @@ class EditorInput:
     problems: list[tuple[str, str]] = field(default_factory=list)
     yaml_problem: YamlProblem | None = None
 
-    @property
-    def valid(self) -> bool:
-        return self.doc is not None and not self.problems
-
     def form_state(self) -> FormState:
         assert self.doc is not None
         return form_from_policy(self.doc)
