@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 
@@ -134,3 +135,21 @@ def test_the_edit_page_of_an_applied_policy_shows_its_weights_and_hides_the_perm
     assert '<option value="1" selected>Deployment default/shop</option>' in body.replace(
         f'value="{ResourceTemplate.objects.get().pk}"', 'value="1"'
     )
+
+
+def test_a_cluster_propagation_policy_is_authored_and_applied_the_same_way(members, operator_client):
+    apply_yaml(SHOP)
+    data = editor_post(POLICY_7_3)
+    data["kind"] = ["ClusterPropagationPolicy"]
+    data["name"] = ["shop-split-everywhere"]
+    review = operator_client.post(reverse("scheduling:policy_review"), data).content.decode()
+    assert "Deployment default/shop" in review
+    document = re.search(r'name="document" value="([^"]*)"', review).group(1)
+    response = operator_client.post(reverse("scheduling:policy_apply"), {"document": html.unescape(document)})
+    assert response.status_code == 302
+    assert response["Location"] == reverse(
+        "scheduling:cluster_policy_edit", args=["shop-split-everywhere"]
+    ) + ("?source=applied")
+    binding = ResourceBinding.objects.get()
+    assert binding.policy.kind == "ClusterPropagationPolicy"
+    assert binding.target_replicas() == {"beijing": 7, "shanghai": 3}
