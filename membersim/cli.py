@@ -10,7 +10,7 @@ import sys
 import threading
 import urllib.error
 import urllib.request
-from typing import Any
+from typing import Any, NoReturn
 
 from membersim.server import CONTROL_PREFIX
 from membersim.simulator import ACTIONS, Simulator, control_file_for
@@ -37,7 +37,7 @@ faults (while it runs):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one clear line, no usage dump
+    def error(self, message: str) -> NoReturn:  # one clear line, no usage dump
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 

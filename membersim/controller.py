@@ -687,6 +687,7 @@ class Controller:
             image = container.get("image", "")
             container_id = f"containerd://{secrets.token_hex(32)}"
             last_state: dict[str, Any] = {}
+            state: dict[str, Any]
             if failure == "CrashLoopBackOff":
                 restarts = 5
                 names = f"container={container['name']} pod={pod['metadata']['name']}"

@@ -280,9 +280,9 @@ def _merge_list(field: str, original: Any, patch: list[Any]) -> list[Any]:
 def _apply_order(field: str, items: list[Any], order: list[Any]) -> list[Any]:
     key = _merge_key(field, [o for o in order if isinstance(o, dict)] + items)
     if key is None:
-        ranks = {repr(v): n for n, v in enumerate(order)}
-        return sorted(items, key=lambda v: ranks.get(repr(v), len(ranks)))
-    ranks = {o.get(key): n for n, o in enumerate(order) if isinstance(o, dict)}
+        positions = {repr(v): n for n, v in enumerate(order)}
+        return sorted(items, key=lambda v: positions.get(repr(v), len(positions)))
+    ranks: dict[Any, int] = {o.get(key): n for n, o in enumerate(order) if isinstance(o, dict)}
     return sorted(items, key=lambda v: ranks.get(v.get(key) if isinstance(v, dict) else None, len(ranks)))
 
 

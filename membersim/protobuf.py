@@ -188,10 +188,12 @@ _ZERO_MEANS_UNSET = {"hostPort", "nodePort", "minReadySeconds", "generation", "p
 
 def _fields(data: bytes) -> list[tuple[int, int, Any]]:
     """(field number, wire type, value) for each field of one message."""
-    out, position, end = [], 0, len(data)
+    out: list[tuple[int, int, Any]] = []
+    position, end = 0, len(data)
     while position < end:
         key, position = _varint(data, position)
         number, wire = key >> 3, key & 7
+        value: Any
         if wire == 0:
             value, position = _varint(data, position)
         elif wire == 2:

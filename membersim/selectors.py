@@ -31,6 +31,8 @@ class Requirement:
         if self.op == "!":
             return not present
         if self.op in ("gt", "lt"):
+            if value is None:
+                return False
             try:
                 number, bound = int(value), int(self.values[0])
             except (TypeError, ValueError):
@@ -48,7 +50,9 @@ _EXISTS_CLAUSE = re.compile(rf"^\s*(!?)\s*({_KEY})\s*$")
 
 def _split_clauses(text: str) -> list[str]:
     """Split on commas that are not inside parentheses."""
-    clauses, depth, current = [], 0, []
+    clauses: list[str] = []
+    current: list[str] = []
+    depth = 0
     for char in text:
         if char == "(":
             depth += 1

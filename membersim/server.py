@@ -111,7 +111,7 @@ class Handler(BaseHTTPRequestHandler):
     def _read_body(self) -> bytes:
         """Always drain the body, whatever the method: an unread DELETE body corrupts the next request."""
         if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
-            chunks = []
+            chunks: list[bytes] = []
             while True:
                 size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
                 if size == 0:
@@ -327,7 +327,8 @@ class Handler(BaseHTTPRequestHandler):
             )
         elif core:
             host = (
-                self.headers.get("Host") or f"{self.server.server_address[0]}:{self.server.server_address[1]}"
+                self.headers.get("Host")
+                or f"{self.server.server_address[0]!s}:{self.server.server_address[1]}"
             )
             self._json(200, discovery.api_versions(host))
         else:
@@ -403,7 +404,7 @@ class Handler(BaseHTTPRequestHandler):
             raise errors.method_not_allowed(method)
         content_type = self.headers.get("Content-Type") or "application/json"
         if method == "POST" and sub == "eviction":
-            self._json(201, api.evict(cluster, ns, name, api.options_body(raw, content_type), query))
+            self._json(201, api.evict(cluster, ns, name or "", api.options_body(raw, content_type), query))
             return
         if sub == "eviction":
             raise errors.method_not_allowed(method)

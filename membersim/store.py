@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import threading
 from collections import deque
 from collections.abc import Iterator
@@ -108,7 +109,9 @@ class Store:
         for uid in after - before:
             self._owned.setdefault(uid, set()).add(key)
 
-    def owned_by(self, uid: str, resource: Resource | None = None) -> list[tuple[Resource, dict[str, Any]]]:
+    def owned_by(
+        self, uid: str, resource: Resource | None = None
+    ) -> builtins.list[tuple[Resource, dict[str, Any]]]:
         """Objects (optionally of one resource) whose ownerReferences name ``uid``; hold the lock."""
         found = []
         for owned_resource, namespace, name in list(self._owned.get(uid, ())):
@@ -124,7 +127,7 @@ class Store:
         self._log.append(change)
         self.changed.notify_all()
 
-    def changes_since(self, rv: int) -> list[Change] | None:
+    def changes_since(self, rv: int) -> builtins.list[Change] | None:
         """Changes after ``rv``, or None when some of them were already compacted away."""
         with self.lock:
             if rv < self.compacted_rv:
