@@ -35,6 +35,7 @@ from scheduling.planner.parsing import (
     require_map,
 )
 from scheduling.planner.quantity import milli_units, whole_units
+from scheduling.planner.resource_models import parse_resource_models
 from scheduling.planner.selectors import LabelSelector
 from scheduling.planner.taints import parse_taints, parse_tolerations
 
@@ -294,6 +295,7 @@ def parse_cluster(data: dict[str, Any]) -> ClusterSnapshot:
         api_enablements_complete=complete,
         resource_summary=ResourceSummary.from_dict(status.get("resourceSummary"), "status.resourceSummary"),
         nodes=_parse_nodes(status.get("nodes"), "status.nodes"),
+        resource_models=parse_resource_models(spec.get("resourceModels"), "spec.resourceModels"),
     )
 
 

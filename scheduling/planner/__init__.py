@@ -9,11 +9,13 @@ Stable public API
 
 Inputs
     ``ClusterSnapshot(name, labels, provider, region, zones, taints, ready, deleting,
-    api_enablements, api_enablements_complete, resource_summary, nodes)`` — one member cluster.
+    api_enablements, api_enablements_complete, resource_summary, nodes, resource_models)`` — one
+    member cluster; ``resource_models`` are ``spec.resourceModels`` grades (``ResourceModel``).
     ``ready`` is the Ready condition ("True"/"False"/"Unknown", None = no condition); the
     controller's NoSchedule taints follow from it.  ``api_enablements`` is a frozenset of
     (groupVersion, kind) or None when not modelled (then every API counts as enabled).
-    ``ResourceSummary(allocatable, allocated, allocating)`` and ``Node(...)`` hold exact
+    ``ResourceSummary(allocatable, allocated, allocating, allocatable_modelings)`` (with modelings
+    reported, the general estimator counts the modelled nodes as Karmada does) and ``Node(...)`` hold exact
     quantities (``parse_quantity("500m")``); ``nodes=None`` means no node list is known.
 
     ``Placement.from_dict(placement_dict, division_method="webster")`` — a Karmada placement with
@@ -76,6 +78,7 @@ from .placement import (
     division_method_from_annotations,
 )
 from .quantity import QuantityError, parse_quantity
+from .resource_models import ResourceModel
 from .scheduler import plan
 from .taints import Taint, Toleration
 from .validation import validate_placement
@@ -98,6 +101,7 @@ __all__ = [
     "PlanError",
     "QuantityError",
     "ReplicaRequirements",
+    "ResourceModel",
     "ResourceSummary",
     "Taint",
     "TargetCluster",

@@ -8,19 +8,32 @@ from typing import Any
 
 from .model import ClusterSnapshot, Node, ReplicaRequirements, ResourceSummary
 from .placement import NodeClaim
+from .resource_models import ResourceModel, estimate_by_models
 from .taints import Toleration, first_untolerated
 
 MAX_INT32 = 2**31 - 1
 _ZERO = Fraction(0)
 
 
-def estimate_general(summary: ResourceSummary | None, requirements: ReplicaRequirements | None) -> int:
-    """Karmada's general estimator over ``status.resourceSummary`` (spec §2.3)."""
+def estimate_general(
+    summary: ResourceSummary | None,
+    requirements: ReplicaRequirements | None,
+    models: tuple[ResourceModel, ...] = (),
+) -> int:
+    """Karmada's general estimator over ``status.resourceSummary`` (spec §2.3).
+
+    With allocatable modelings reported and the cluster's resource models usable, the modelled
+    nodes replace the summary's free resources (CustomizedClusterResourceModeling, on by default).
+    """
     if summary is None:
         return 0
     best = summary.free_pods
     if best <= 0:
         return 0
+    if requirements is not None and summary.allocatable_modelings:
+        by_models = estimate_by_models(models, summary.allocatable_modelings, requirements.resource_request)
+        if by_models is not None:
+            return min(best, by_models, MAX_INT32)
     if requirements is not None:
         free = summary.free_units
         for name, (whole, milli) in requirements.request_units.items():
@@ -87,7 +100,7 @@ def estimate_cluster(
     cluster: ClusterSnapshot, requirements: ReplicaRequirements | None, replicas: int
 ) -> tuple[int, dict[str, Any]]:
     """AllocatableReplicas: the tighter of the estimators, MaxInt32 replaced by ``replicas``."""
-    general = estimate_general(cluster.resource_summary, requirements)
+    general = estimate_general(cluster.resource_summary, requirements, cluster.resource_models)
     detail: dict[str, Any] = {"general": general}
     result = general
     if cluster.nodes is not None:

@@ -11,6 +11,7 @@ from .errors import InputError
 from .parsing import get_map, join
 from .placement import NodeClaim
 from .quantity import QuantityError, milli_units, parse_quantity, whole_units
+from .resource_models import ResourceModel, parse_modelings
 from .taints import NO_SCHEDULE, Taint
 
 NOT_READY_TAINT = Taint("cluster.karmada.io/not-ready", "", NO_SCHEDULE)
@@ -33,11 +34,15 @@ def parse_resources(data: Any, path: str) -> Resources:
 
 @dataclass(frozen=True)
 class ResourceSummary:
-    """``status.resourceSummary`` of a cluster (allocatable, allocated, allocating)."""
+    """``status.resourceSummary`` of a cluster (allocatable, allocated, allocating, allocatableModelings).
+
+    ``allocatable_modelings`` holds (grade, node count) pairs for the cluster's resource models.
+    """
 
     allocatable: Resources = field(default_factory=dict)
     allocated: Resources = field(default_factory=dict)
     allocating: Resources = field(default_factory=dict)
+    allocatable_modelings: tuple[tuple[int, int], ...] = ()
 
     @classmethod
     def from_dict(cls, data: Any, path: str = "") -> ResourceSummary | None:
@@ -48,6 +53,9 @@ class ResourceSummary:
             allocatable=parse_resources(data.get("allocatable"), join(path, "allocatable")),
             allocated=parse_resources(data.get("allocated"), join(path, "allocated")),
             allocating=parse_resources(data.get("allocating"), join(path, "allocating")),
+            allocatable_modelings=parse_modelings(
+                data.get("allocatableModelings"), join(path, "allocatableModelings")
+            ),
         )
 
     @cached_property
@@ -93,6 +101,7 @@ class ClusterSnapshot:
     reports none; the controller's automatic NoSchedule taints follow from it.
     ``api_enablements`` is a set of (groupVersion, kind); None means the API list is not modelled
     and every API counts as enabled.  ``nodes`` None means no node list is known.
+    ``resource_models`` are the ``spec.resourceModels`` grades.
     """
 
     name: str
@@ -107,6 +116,7 @@ class ClusterSnapshot:
     api_enablements_complete: bool = False
     resource_summary: ResourceSummary | None = None
     nodes: tuple[Node, ...] | None = None
+    resource_models: tuple[ResourceModel, ...] = ()
 
     @property
     def effective_taints(self) -> tuple[Taint, ...]:

@@ -22,6 +22,7 @@ from scheduling.planner.errors import ScheduleFailure
 from scheduling.planner.estimator import estimate_general
 from scheduling.planner.filters import filter_affinity, filter_taints
 from scheduling.planner.model import TargetCluster
+from scheduling.planner.resource_models import ResourceModel
 from scheduling.planner.selectors import ClusterAffinity
 from scheduling.planner.spread import (
     Candidate,
@@ -52,6 +53,10 @@ def snapshot(data: dict[str, Any]) -> ClusterSnapshot:
     elif "allocatable" in data:
         summary = ResourceSummary(allocatable={"pods": Fraction(data["allocatable"])})
     return ClusterSnapshot(
+        resource_models=tuple(
+            ResourceModel(model["grade"], _resources({r["name"]: r["min"] for r in model["ranges"]}))
+            for model in data.get("resourceModels") or ()
+        ),
         name=data["name"],
         labels=dict(data.get("labels") or {}),
         provider=data.get("provider", ""),
@@ -125,6 +130,7 @@ def _summary(raw: dict[str, Any]) -> ResourceSummary:
         allocatable=_resources(raw.get("allocatable")),
         allocated=_resources(raw.get("allocated")),
         allocating=_resources(raw.get("allocating")),
+        allocatable_modelings=tuple((m["grade"], m["count"]) for m in raw.get("allocatableModelings") or ()),
     )
 
 
@@ -225,7 +231,10 @@ def _run(case: dict[str, Any]) -> dict[str, Any]:
         result = {}
         for data in case["clusters"]:
             raw = data.get("resourceSummary")
-            result[data["name"]] = estimate_general(None if raw is None else _summary(raw), requirements)
+            models = snapshot(data).resource_models
+            result[data["name"]] = estimate_general(
+                None if raw is None else _summary(raw), requirements, models
+            )
         return result
     raise AssertionError(f"unknown case level {level}")
 
