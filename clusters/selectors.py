@@ -4,7 +4,7 @@ and matching, with the position and reason of every syntax error."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,8 +21,12 @@ EQUALS, NOT_EQUALS, IN, NOT_IN, EXISTS, NOT_EXISTS, GT, LT = (
     "lt",
 )
 EXPRESSION_OPERATORS = {"In": IN, "NotIn": NOT_IN, "Exists": EXISTS, "DoesNotExist": NOT_EXISTS}
-TOKEN = re.compile(r"\s*(?:(?P<op>==|!=|=|!|\(|\)|,|<|>)|(?P<word>[^\s!=(),<>]+))")
+# As Kubernetes' lexer: only space, tab, CR and LF separate; two-character operators win over one.
+WHITESPACE = " \t\r\n"
+TOKEN = re.compile(r"[ \t\r\n]*(?:(?P<op>==|!=|=|!|\(|\)|,|<|>)|(?P<word>[^ \t\r\n!=(),<>]+))")
 INTEGER = re.compile(r"^-?\d+$")
+BOUND = re.compile(r"^\d+$")
+INT64_MAX = 2**63 - 1
 
 
 class SelectorError(ValueError):
@@ -114,7 +118,7 @@ def _tokens(text: str) -> list[tuple[str, str, int]]:
     """(kind, text, position) with kind "op" or "word"."""
     tokens, position = [], 0
     while position < len(text):
-        if text[position:].strip() == "":
+        if text[position:].strip(WHITESPACE) == "":
             break
         match = TOKEN.match(text, position)
         if not match:  # pragma: no cover - the word class accepts any other character
@@ -138,6 +142,28 @@ def _check_value(value: str, position: int) -> str:
     if reason:
         raise SelectorError(f"invalid label value: {reason}", position)
     return value
+
+
+def _value_list(take: Callable[[], tuple[str, str, int]]) -> list[str]:
+    """The values of `in (...)` after its '(': as Kubernetes, a missing value between commas or
+    parentheses is the empty value, so `()`, `(,prod)` and `(a,,b)` all hold ""."""
+    values: list[str] = []
+    expecting = True
+    while True:
+        kind, word, position = take()
+        if kind == "word":
+            if not expecting:
+                raise SelectorError(f"expected ',' or ')', found {word!r}", position)
+            values.append(_check_value(word, position))
+            expecting = False
+        elif word in (",", ")"):
+            if expecting:
+                values.append("")
+            if word == ")":
+                return values
+            expecting = True
+        else:
+            raise SelectorError(f"expected a value, ',' or ')', found {word!r}", position)
 
 
 def parse_selector(text: str) -> Selector:
@@ -181,8 +207,13 @@ def parse_selector(text: str) -> Selector:
                 requirements.append(Requirement(key, operator, (value,)))
             elif following[0] == "op" and following[1] in ("<", ">"):
                 take()
-                bound = take()
-                if bound[0] != "word" or not INTEGER.match(bound[1]):
+                bound = peek()
+                if bound is None or bound[0] != "word":
+                    where = len(text) if bound is None else bound[2]
+                    raise SelectorError(f"{following[1]!r} needs a whole number", where)
+                take()
+                _check_value(bound[1], bound[2])
+                if not BOUND.match(bound[1]) or int(bound[1]) > INT64_MAX:
                     raise SelectorError(f"{following[1]!r} needs a whole number", bound[2])
                 requirements.append(Requirement(key, GT if following[1] == ">" else LT, (bound[1],)))
             elif following[0] == "word" and following[1] in ("in", "notin"):
@@ -190,19 +221,7 @@ def parse_selector(text: str) -> Selector:
                 opening = take()
                 if opening[:2] != ("op", "("):
                     raise SelectorError(f"expected '(' after {following[1]!r}", opening[2])
-                values: list[str] = []
-                while True:
-                    item = take()
-                    if item[:2] == ("op", ")") and not values:
-                        raise SelectorError(f"{following[1]!r} needs at least one value", item[2])
-                    if item[0] != "word":
-                        raise SelectorError(f"expected a value, found {item[1]!r}", item[2])
-                    values.append(_check_value(item[1], item[2]))
-                    separator = take()
-                    if separator[:2] == ("op", ")"):
-                        break
-                    if separator[:2] != ("op", ","):
-                        raise SelectorError(f"expected ',' or ')', found {separator[1]!r}", separator[2])
+                values = _value_list(take)
                 operator = IN if following[1] == "in" else NOT_IN
                 requirements.append(Requirement(key, operator, tuple(sorted(set(values)))))
             else:

@@ -79,7 +79,7 @@ def codes(selector):
         ("region=cn-north", [("unknown-key", "location/region"), ("matches-none", "")]),
         ("env in (prod,staging)", [("matches-all", "")]),
         ("!deprecated", [("matches-all", "")]),
-        ("env in ()", [("syntax", "")]),
+        ("env in (a=b)", [("syntax", "")]),
         ({"matchLabels": {"location/region": "cn-east"}}, []),
         (
             {"matchExpressions": [{"key": "env", "operator": "NotIn", "values": ["prod", "staging"]}]},

@@ -30,6 +30,10 @@ BARE = {}
         ("tier>2", [PROD_NORTH]),
         ("tier<3", []),
         ("env=", []),
+        ("env in (,prod)", [PROD_NORTH]),
+        ("env notin (,dev)", [PROD_NORTH, BARE]),
+        ("env in ()", []),
+        ("env\tin\n(dev)", [DEV]),
     ],
 )
 def test_selectors_match_like_kubernetes(text, matches):
@@ -41,7 +45,9 @@ def test_selectors_match_like_kubernetes(text, matches):
     ("text", "message", "position"),
     [
         ("env=prod,", "ends with ','", 8),
-        ("env in ()", "needs at least one value", 8),
+        ("env in (a=b)", "expected a value, ',' or ')', found '='", 9),
+        ("tier>", "'>' needs a whole number", 5),
+        ("tier<99999999999999999999", "'<' needs a whole number", 5),
         ("env in (a", "ends too early", 9),
         ("env in a", "expected '(' after 'in'", 7),
         ("env prod", "expected '=', '!=', 'in', 'notin' or ','", 4),
