@@ -54,8 +54,7 @@ def reconcile(now: datetime | None = None) -> ReconcilePlan:
     for binding in ResourceBinding.objects.select_related("template").order_by("pk"):
         if binding.template.deleting_since is None and binding_trigger(binding, deleting):
             plan.schedule.append(binding.pk)
-        else:
-            plan.apply += propagation.sync_binding(binding.pk)
+        plan.apply += propagation.sync_binding(binding.pk)
     for template in ResourceTemplate.objects.filter(deleting_since__isnull=False, binding__isnull=True):
         template.delete()
     for cluster in Cluster.objects.all():

@@ -122,20 +122,30 @@ def unchanged(binding: ResourceBinding, result: Plan) -> bool:
 
 
 def schedule_binding(binding_id: int, now: datetime | None = None, force: str = "") -> Plan | None:
-    """Schedule one binding if a Karmada trigger holds (or `force` names one); the plan, or None.
+    """Schedule one binding if a Karmada trigger holds (or `force` names one); the plan, or None."""
+    return _schedule(binding_id, now or timezone.now(), force)[0]
+
+
+def schedule_bindings(binding_ids: list[int], now: datetime | None = None) -> list[int]:
+    """Schedule each binding whose trigger holds; the ids of those whose binding was written."""
+    now = now or timezone.now()
+    return [binding_id for binding_id in binding_ids if _schedule(binding_id, now, "")[1]]
+
+
+def _schedule(binding_id: int, now: datetime, force: str) -> tuple[Plan | None, bool]:
+    """The plan, and whether the binding was written.
 
     Bindings Karmada re-schedules on every reconcile (Duplicated, non-workloads) are planned without a
     lock first; when the plan changes nothing, nothing is written, as Karmada patches only differences.
     """
-    now = now or timezone.now()
     if not force:
         binding = ResourceBinding.objects.select_related("template", "policy").filter(pk=binding_id).first()
         if binding is None:
-            return None
+            return None, False
         snapshots = load_snapshots()
         trigger = binding_trigger(binding, {s.name for s in snapshots if s.deleting})
         if trigger is None:
-            return None
+            return None, False
         if trigger == EVERY_RECONCILE:
             started = time.monotonic()
             try:
@@ -144,8 +154,9 @@ def schedule_binding(binding_id: int, now: datetime | None = None, force: str = 
                 result = None
             if result is not None and unchanged(binding, result):
                 _count_attempt(trigger, result.ok, started)
-                return result
-    return _schedule_locked(binding_id, now, force)
+                return result, False
+    result = _schedule_locked(binding_id, now, force)
+    return result, result is not None
 
 
 @transaction.atomic

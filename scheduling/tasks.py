@@ -55,10 +55,17 @@ def apply_works(work_ids: list[int]) -> None:
         after_commit(sync_binding, binding_id)  # a deleted template finishes once its Works are gone
 
 
+@shared_task(name="scheduling.tasks.schedule_bindings", **ONCE)
+def schedule_bindings(binding_ids: list[int]) -> None:
+    """The reconcile's schedule triggers in one task; bindings whose result changed are synced after."""
+    for binding_id in scheduler.schedule_bindings(binding_ids):
+        after_commit(sync_binding, binding_id)
+
+
 @shared_task(name="scheduling.tasks.reconcile", **ONCE)
 def reconcile() -> None:
     """The periodic level-triggered pass: re-drive whatever a lost task or a dead worker missed."""
     plan = reconciling.reconcile()
-    for binding_id in plan.schedule:
-        after_commit(schedule_binding, binding_id)
+    if plan.schedule:
+        after_commit(schedule_bindings, plan.schedule)
     enqueue_works(plan.apply)

@@ -100,7 +100,7 @@ def test_a_worker_killed_mid_propagation_loses_and_duplicates_nothing(tmp_path):
         "KARMADA_UI_VAR_DIR": str(tmp_path),
         "CELERY_BROKER_URL": isolated_broker(os.environ["REDIS_URL"]),
         "CELERY_TASK_ALWAYS_EAGER": "0",
-        "SCHEDULING_RECONCILE_INTERVAL": "3",
+        "SCHEDULING_RECONCILE_INTERVAL": "10",
         "DJANGO_SETTINGS_MODULE": "karmada_ui.settings",
     }
     manage = [sys.executable, "manage.py"]
