@@ -59,10 +59,10 @@ def parse_modelings(data: Any, path: str) -> tuple[tuple[int, int], ...]:
 
 
 def _scalar(name: str) -> bool:
-    """Extended, hugepages and attachable-volume resources: the ones Karmada counts besides cpu and memory."""
+    """Extended, prefixed native, hugepages and attachable-volume resources (Kubernetes scalar resources)."""
     if name.startswith(("hugepages-", "attachable-volumes-")):
         return True
-    return "/" in name and not name.startswith("kubernetes.io/")
+    return "/" in name
 
 
 def _per_node(minimums: dict[str, Fraction], request: dict[str, Fraction]) -> int:
