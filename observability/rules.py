@@ -132,10 +132,6 @@ def alert_rules() -> list[Rule]:
     ]
 
 
-def rule_named(alert: str) -> Rule | None:
-    return next((rule for rule in alert_rules() if rule.alert == alert), None)
-
-
 TEMPLATE_FIELD = re.compile(r"\{\{\s*(\$labels\.([A-Za-z_][A-Za-z0-9_]*)|\$value)\s*\}\}")
 
 
