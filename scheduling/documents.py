@@ -181,7 +181,7 @@ def _apply_one(document: Any, result: ApplyResult) -> Applied:
 def _split_metadata(document: dict[str, Any], namespaced: bool) -> tuple[str, str, dict[str, Any]]:
     metadata = document.get("metadata")
     errors = validate_metadata(metadata, namespaced)
-    if errors:
+    if errors or not isinstance(metadata, dict):
         raise SpecInvalid(errors)
     namespace = str(metadata.get("namespace") or "default") if namespaced else ""
     return metadata["name"], namespace, metadata

@@ -52,7 +52,7 @@ def conditions_hold(conditions: list[dict[str, Any]], matches: list[dict[str, An
 def apply_taint_policies(now: datetime | None = None) -> list[str]:
     """Add or remove each ClusterTaintPolicy's taints on its target clusters; the clusters changed."""
     now = (now or timezone.now()).replace(microsecond=0)
-    changed = []
+    changed: list[str] = []
     policies = list(ClusterTaintPolicy.objects.all())
     if not policies:
         return changed
@@ -82,11 +82,11 @@ def apply_taint_policies(now: datetime | None = None) -> list[str]:
                 elif conditions_hold(conditions, policy.spec.get("removeOnConditions") or []):
                     taints = without_taint(taints, wanted.key, wanted.effect)
         if taints != cluster.taints:
-            update_spec(
-                cluster.pk,
-                lambda c, taints=taints: {"taints": taints},
-                event=("TaintPolicy", "taints set by a ClusterTaintPolicy"),
-            )
+
+            def change(_cluster: Cluster, taints: list[dict[str, Any]] = taints) -> dict[str, Any]:
+                return {"taints": taints}
+
+            update_spec(cluster.pk, change, event=("TaintPolicy", "taints set by a ClusterTaintPolicy"))
             changed.append(cluster.name)
     return changed
 

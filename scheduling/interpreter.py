@@ -143,11 +143,11 @@ def reflect_status(live: dict[str, Any]) -> dict[str, Any]:
     status = live.get("status") or {}
     kind = live.get("kind")
     if kind in ("Deployment", "StatefulSet", "ReplicaSet"):
-        keys = ("replicas", "readyReplicas", "availableReplicas", "updatedReplicas", "observedGeneration")
-        return {key: status.get(key, 0) for key in keys}
+        counts = ("replicas", "readyReplicas", "availableReplicas", "updatedReplicas", "observedGeneration")
+        return {key: status.get(key, 0) for key in counts}
     if kind == "DaemonSet":
-        keys = ("currentNumberScheduled", "desiredNumberScheduled", "numberReady", "numberAvailable")
-        return {key: status.get(key, 0) for key in keys}
+        daemons = ("currentNumberScheduled", "desiredNumberScheduled", "numberReady", "numberAvailable")
+        return {key: status.get(key, 0) for key in daemons}
     if kind == "Job":
         return {key: status.get(key, 0) for key in ("active", "succeeded", "failed")}
     if kind == "Pod":

@@ -261,15 +261,15 @@ def sync_cluster_objects(cluster: Cluster, now: datetime | None = None) -> list[
             conn, api_version, kind, label_selector=f"{names.MANAGED_LABEL}=true"
         ):
             meta = item.get("metadata") or {}
-            live[(api_version, kind, meta.get("namespace") or "", meta.get("name"))] = item
+            live[(api_version, kind, str(meta.get("namespace") or ""), str(meta.get("name")))] = item
     repair = []
     for work in works:
         meta = work.manifest.get("metadata") or {}
         key = (
             work.manifest["apiVersion"],
             work.manifest["kind"],
-            meta.get("namespace") or "",
-            meta.get("name"),
+            str(meta.get("namespace") or ""),
+            str(meta.get("name")),
         )
         current = live.get(key)
         if current is None or not objects.is_subset(retain_member_fields(current, work.manifest), current):

@@ -110,7 +110,7 @@ def _summary(result: Plan) -> str:
 def unchanged(binding: ResourceBinding, result: Plan) -> bool:
     """Writing this plan would change nothing: the same clusters, observed term and Scheduled condition."""
     condition = binding.condition("Scheduled") or {}
-    if result.ok:
+    if result.error is None:
         wanted = ("True", "Success")
     else:
         wanted = ("False", result.error.reason)
@@ -187,13 +187,13 @@ def _schedule_locked(binding_id: int, now: datetime, force: str) -> Plan | None:
     before = binding.target_replicas()
     previous_error = (binding.condition("Scheduled") or {}).get("reason")
     clusters = [t.as_dict() for t in result.clusters]
-    if result.ok or result.error.reason == NO_CLUSTER_FIT:
+    if result.error is None or result.error.reason == NO_CLUSTER_FIT:
         binding.clusters = clusters
         binding.applied_placement = copy.deepcopy(binding.placement)
         binding.last_scheduled_time = now
         binding.scheduler_observed_generation = binding.generation
         binding.scheduler_observed_affinity_name = result.observed_affinity
-    if result.ok:
+    if result.error is None:
         set_condition(binding, "Scheduled", True, "Success", "Binding has been scheduled successfully.", now)
     else:
         set_condition(binding, "Scheduled", False, result.error.reason, result.error.message, now)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import re
-from typing import Any
+from typing import Any, TypeGuard
 
 from scheduling.models import CLUSTER_OVERRIDE_POLICY, CLUSTER_PROPAGATION_POLICY, OVERRIDE_POLICY
 
@@ -31,11 +31,11 @@ def parse_duration(text: str) -> float | None:
     return sum(float(number) * _UNIT_SECONDS[unit] for number, unit in _DURATION_PART.findall(text))
 
 
-def _is_map(value: Any) -> bool:
+def _is_map(value: Any) -> TypeGuard[dict[str, Any]]:
     return isinstance(value, dict)
 
 
-def _int(value: Any) -> bool:
+def _int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
