@@ -161,7 +161,7 @@ def test_the_health_panel_shows_what_the_member_cluster_reports(client, viewer, 
     fleet_sim.control("beijing", "node-notready", "beijing-node-3")
     collect_cluster(Cluster.objects.get(name="beijing").pk)
     body = signed_in(client, viewer).get(reverse("clusters:detail", args=["beijing"])).content.decode()
-    assert 'data-testid="nodes">4/5<' in body
+    assert 'data-testid="nodes"><a href="#nodes-title">4/5</a><' in body
     assert "40 allocatable" in body and "160Gi allocatable" in body
     for chart in ("fig-ready", "fig-utilisation", "fig-nodes", "fig-latency"):
         assert f'data-plotly="#{chart}"' in body and f'id="{chart}"' in body
