@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -18,6 +18,11 @@ from .spread import Candidate, candidate_key, select_clusters
 
 LOCALITY_SCORE = 100
 NO_OVERFLOW_TIER = 1000
+
+
+def score_locality(name: str, previous: Collection[str]) -> int:
+    """ClusterLocality: full score for a cluster the binding already uses, else 0 (ClusterAffinity adds 0)."""
+    return LOCALITY_SCORE if name in previous else 0
 
 
 def overflow_order(cluster: ClusterSnapshot, placement: Placement, observed: str) -> int:
@@ -95,7 +100,7 @@ def schedule_once(
             allocatable, capacity = estimate_cluster(cluster, requirements, binding.replicas)
         else:
             allocatable, capacity = MAX_INT32, None
-        score = LOCALITY_SCORE if name in previous else 0
+        score = score_locality(name, previous)
         available = allocatable + held.get(name, 0)
         order = 0 if plain_affinity else overflow_order(cluster, placement, observed)
         candidates.append(Candidate(name, score, available, allocatable, order, cluster, capacity))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -20,9 +21,17 @@ from scheduling.planner.assign import assign_raw, assign_replicas, divide_dynami
 from scheduling.planner.dispenser import divide, webster_seats
 from scheduling.planner.errors import ScheduleFailure
 from scheduling.planner.estimator import estimate_general
-from scheduling.planner.filters import filter_affinity, filter_taints
+from scheduling.planner.filters import (
+    filter_affinity,
+    filter_api_enablement,
+    filter_eviction,
+    filter_spread_fields,
+    filter_taints,
+)
+from scheduling.planner.messages import Reason, karmada_filter_message
 from scheduling.planner.model import TargetCluster
 from scheduling.planner.resource_models import ResourceModel
+from scheduling.planner.scheduler import score_locality
 from scheduling.planner.selectors import ClusterAffinity
 from scheduling.planner.spread import (
     Candidate,
@@ -65,6 +74,17 @@ def snapshot(data: dict[str, Any]) -> ClusterSnapshot:
         taints=parse_taints(data.get("taints"), "taints"),
         deleting=bool(data.get("deleting")),
         resource_summary=summary,
+        api_enablements=_enablements(data.get("apiEnablements")),
+        api_enablements_complete=bool(data.get("apiEnablementsComplete")),
+    )
+
+
+def _enablements(raw: list[dict[str, Any]] | None) -> frozenset[tuple[str, str]] | None:
+    """``status.apiEnablements`` as (groupVersion, kind) pairs; None when the case leaves it out."""
+    if raw is None:
+        return None
+    return frozenset(
+        (entry["groupVersion"], r["kind"]) for entry in raw for r in entry.get("resources") or ()
     )
 
 
@@ -218,11 +238,24 @@ def _run(case: dict[str, Any]) -> dict[str, Any]:
         reason = filter_affinity(
             snapshot(case["clusters"][0]), _placement(case), bind, bind.observed_affinity
         )
-        return {"matches": reason is None}
+        return _verdict(reason)
     if level == "TaintToleration.Filter":
         bind = binding(case)
         names = frozenset(t.name for t in bind.previous)
-        return {"matches": filter_taints(snapshot(case["clusters"][0]), _placement(case), names) is None}
+        return _verdict(filter_taints(snapshot(case["clusters"][0]), _placement(case), names))
+    if level == "APIEnablement.Filter":
+        resource = case.get("resource") or {}
+        bind = replace(
+            binding(case), api_version=resource.get("apiVersion", ""), kind=resource.get("kind", "")
+        )
+        names = frozenset(t.name for t in bind.previous)
+        return _verdict(filter_api_enablement(snapshot(case["clusters"][0]), bind, names))
+    if level == "ClusterEviction.Filter":
+        return _verdict(filter_eviction(snapshot(case["clusters"][0]), binding(case)))
+    if level == "SpreadConstraint.Filter":
+        return _verdict(filter_spread_fields(snapshot(case["clusters"][0]), _placement(case)))
+    if level == "ClusterLocality.Score":
+        return {"score": score_locality(case["clusters"][0]["name"], {t.name for t in previous(case)})}
     if level == "GeneralEstimator.maxAvailableReplicas":
         requests = case["policy"].get("replicaRequirements")
         requirements = (
@@ -239,12 +272,24 @@ def _run(case: dict[str, Any]) -> dict[str, Any]:
     raise AssertionError(f"unknown case level {level}")
 
 
+def _verdict(reason: Reason | None) -> dict[str, Any]:
+    """A filter outcome; Karmada's own message for a failure travels along for ``karmadaReason``."""
+    if reason is None:
+        return {"matches": True}
+    return {"matches": False, "karmadaReason": karmada_filter_message(reason)}
+
+
 def matches_expectation(case: dict[str, Any], actual: dict[str, Any]) -> bool:
     """Errors match by message prefix; group scores also by the derived values when given.
 
     ``expectAnyOf`` lists every answer Karmada's own test accepts; the result must be one of them too.
+    ``karmadaReason`` is text Karmada's filter message must contain.
     """
     expect = case["expect"]
+    actual = dict(actual)
+    reason = actual.pop("karmadaReason", "")
+    if "karmadaReason" in case and case["karmadaReason"] not in reason:
+        return False
     accepted = case.get("expectAnyOf")
     if accepted is not None and actual not in accepted:
         return False
