@@ -129,6 +129,12 @@ class WorkloadDetailView(APIView):
         template = get_object_or_404(ResourceTemplate.objects.select_related("policy"), pk=pk)
         return Response(_workload_detail(template))
 
+    def delete(self, request: Request, pk: int) -> Response:
+        """Delete the template; member copies go too (or are released, with preserveResourcesOnDeletion)."""
+        template = get_object_or_404(ResourceTemplate, pk=pk, deleting_since__isnull=True)
+        services.delete_template(template, user=request.user)
+        return Response(status=status.HTTP_202_ACCEPTED)
+
 
 class WorkloadRebalanceView(APIView):
     """Fresh reschedule of one workload (WorkloadRebalancer semantics); operator role."""

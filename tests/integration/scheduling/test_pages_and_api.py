@@ -140,3 +140,18 @@ def test_the_preview_api_plans_a_policy_without_saving_it(api_as, viewer, propag
     )
     assert bad.status_code == 400 and bad.json()["field"].startswith("spec.placement")
     assert client.post("/api/v1/preview/", {"policy": SPLIT, "workload": 0}, format="json").status_code == 400
+
+
+def test_deleting_a_workload_through_the_api_removes_its_member_copies(api_as, viewer, operator, propagated):
+    from tests.support.members import member_object
+
+    url = f"/api/v1/workloads/{propagated.pk}/"
+    assert api_as(viewer).delete(url).status_code == 403
+    assert api_as(operator).delete(url).status_code == 202
+    converge()
+    assert not ResourceTemplate.objects.filter(pk=propagated.pk).exists()
+    from clusters.models import Cluster
+
+    assert member_object(Cluster.objects.get(name="cluster-01"), "apps/v1", "Deployment", "shop") is None
+    assert AuditEntry.objects.filter(action="delete", object_name="shop", username=operator.username).exists()
+    assert api_as(operator).delete(url).status_code == 404
