@@ -110,4 +110,31 @@ def validate_placement(data: Any) -> list[tuple[str, str]]:
     for i, toleration in enumerate(placement.cluster_tolerations):
         if toleration.operator not in ("", "Exists", "Equal"):
             problems.append((f"clusterTolerations[{i}].operator", 'must be "", "Exists" or "Equal"'))
+    problems += _workload_affinity_problems(data.get("workloadAffinity") if isinstance(data, dict) else None)
+    return problems
+
+
+def _workload_affinity_problems(data: Any) -> list[tuple[str, str]]:
+    """workloadAffinity: each groupByLabelKey a valid label key, and affinity and antiAffinity keys differ."""
+    if not isinstance(data, dict):
+        return []
+    problems = []
+    keys = {}
+    for part in ("affinity", "antiAffinity"):
+        term = data.get(part)
+        if not isinstance(term, dict):
+            continue
+        key = term.get("groupByLabelKey")
+        path = f"workloadAffinity.{part}.groupByLabelKey"
+        if not isinstance(key, str) or not key:
+            problems.append((path, "must be a non-empty label key"))
+            continue
+        problem = label_key_error(key)
+        if problem:
+            problems.append((path, problem))
+        keys[part] = key
+    if len(keys) == 2 and keys["affinity"] == keys["antiAffinity"]:
+        problems.append(
+            ("workloadAffinity", "affinity and antiAffinity must not use the same groupByLabelKey")
+        )
     return problems

@@ -16,6 +16,7 @@ from scheduling.planner import (
     ReplicaRequirements,
     ResourceSummary,
     plan,
+    validate_placement,
 )
 from scheduling.planner.assign import assign_raw, assign_replicas, divide_dynamic
 from scheduling.planner.dispenser import divide, webster_seats
@@ -254,6 +255,9 @@ def _run(case: dict[str, Any]) -> dict[str, Any]:
         return _verdict(filter_eviction(snapshot(case["clusters"][0]), binding(case)))
     if level == "SpreadConstraint.Filter":
         return _verdict(filter_spread_fields(snapshot(case["clusters"][0]), _placement(case)))
+    if level == "ValidatePlacement":
+        problems = validate_placement(case["policy"])
+        return {"valid": not problems, "problems": problems}
     if level == "ClusterLocality.Score":
         return {"score": score_locality(case["clusters"][0]["name"], {t.name for t in previous(case)})}
     if level == "GeneralEstimator.maxAvailableReplicas":
@@ -290,6 +294,11 @@ def matches_expectation(case: dict[str, Any], actual: dict[str, Any]) -> bool:
     reason = actual.pop("karmadaReason", "")
     if "karmadaReason" in case and case["karmadaReason"] not in reason:
         return False
+    if "valid" in expect:
+        problems = actual.get("problems", [])
+        fields = expect.get("fields", [])
+        found = all(any(path.startswith(f) for path, _ in problems) for f in fields)
+        return actual.get("valid") == expect["valid"] and found
     accepted = case.get("expectAnyOf")
     if accepted is not None and actual not in accepted:
         return False
