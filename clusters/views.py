@@ -430,13 +430,45 @@ def unjoin(request: HttpRequest, name: str) -> HttpResponse:
     return redirect("clusters:list")
 
 
+FLEET_SORTS = ("worst", "name")
+
+
+def _selected_clusters(selector: str) -> tuple[list[Cluster], str]:
+    """The clusters a label selector matches (all for an empty one) and the parse error, if any."""
+    if not selector:
+        return list(Cluster.objects.all()), ""
+    try:
+        ids = filter_clusters(ListQuery(selector=selector))
+    except SelectorError as exc:
+        return [], _("%(m)s (at character %(p)d)") % {"m": exc.message, "p": exc.position + 1}
+    return list(Cluster.objects.filter(pk__in=ids)), ""
+
+
+FLEET_PAGE_SIZE = 100
+
+
 @require_GET
 def fleet(request: HttpRequest) -> HttpResponse:
-    """Every cluster as a tile, worst first, with why it is unhealthy in words."""
+    """Every cluster as a tile, worst first, with why it is unhealthy in words; filter by label selector."""
     now = timezone.now()
-    tiles = [{"cluster": c, "reasons": reasons(c, now)} for c in worst_first(list(Cluster.objects.all()))]
+    selector = request.GET.get("selector", "").strip()
+    sort = request.GET.get("sort", "worst")
+    sort = sort if sort in FLEET_SORTS else "worst"
+    clusters, error = _selected_clusters(selector)
+    ordered = worst_first(clusters) if sort == "worst" else sorted(clusters, key=lambda c: c.name)
+    page = Paginator(ordered, FLEET_PAGE_SIZE).get_page(request.GET.get("page"))
+    tiles = [{"cluster": c, "reasons": reasons(c, now)} for c in page.object_list]
     events = ClusterEvent.objects.select_related("cluster").exclude(ready="")[:15]
-    context = {"tiles": tiles, "events": events}
+    context = {
+        "tiles": tiles,
+        "events": events,
+        "page": page,
+        "page_query": urlencode({"selector": selector, "sort": sort}),
+        "selector": selector,
+        "sort": sort,
+        "selector_error": error,
+        "total": Cluster.objects.count() if selector else len(clusters),
+    }
     if request.htmx and request.htmx.target == "fleet-tiles":
         return render(request, "clusters/_tiles.html", context)
     return render(request, "clusters/fleet.html", context)
@@ -444,8 +476,11 @@ def fleet(request: HttpRequest) -> HttpResponse:
 
 def _conventions_context(request: HttpRequest, forms_by_id: dict[int, Any] | None = None) -> dict[str, Any]:
     rules = list(LabelConvention.objects.all())
-    clusters = list(Cluster.objects.all())
+    selector = request.GET.get("selector", "").strip()
+    clusters, error = _selected_clusters(selector)
     findings = lint_clusters(clusters, {r.key: rule_of(r) for r in rules})
+    violations = [(name, items) for name, items in sorted(findings.items()) if items]
+    page = Paginator(violations, PAGE_SIZE).get_page(request.GET.get("page"))
     forms_by_id = forms_by_id or {}
     rows = []
     for rule in rules:
@@ -464,7 +499,12 @@ def _conventions_context(request: HttpRequest, forms_by_id: dict[int, Any] | Non
     return {
         "rows": rows,
         "new_form": forms_by_id.get(0) or ConventionForm(),
-        "violations": [(name, items) for name, items in sorted(findings.items()) if items],
+        "violations": page.object_list,
+        "page": page,
+        "page_query": urlencode({"selector": selector}),
+        "selector": selector,
+        "selector_error": error,
+        "clusters_linted": len(clusters),
         "can_edit": has_role(request.user, OPERATOR),
     }
 

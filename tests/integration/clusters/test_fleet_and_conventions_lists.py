@@ -1,0 +1,78 @@
+"""The fleet tiles and the conventions' violations are lists like the others: a label-selector filter,
+an order, pages, and empty states that say what to do next."""
+
+import pytest
+from django.urls import reverse
+
+from clusters.models import Cluster
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def fleet():
+    Cluster.objects.create(name="alpha", api_endpoint="https://h", ready="True", labels={"env": "prod"})
+    Cluster.objects.create(name="bravo", api_endpoint="https://h", ready="False", labels={"env": "dev"})
+    Cluster.objects.create(name="charlie", api_endpoint="https://h", ready="True", labels={"env": "prod"})
+
+
+def tiles(body):
+    return [part.split('"', 1)[0] for part in body.split('data-cluster="')[1:]]
+
+
+def test_the_fleet_filters_by_label_selector_and_orders_worst_first_or_by_name(client, viewer, fleet):
+    client.force_login(viewer)
+    url = reverse("clusters:fleet")
+    assert tiles(client.get(url).content.decode())[:3] == ["bravo", "alpha", "charlie"]
+    assert tiles(client.get(url, {"sort": "name"}).content.decode())[:3] == ["alpha", "bravo", "charlie"]
+    body = client.get(
+        url, {"selector": "env=prod"}, headers={"HX-Request": "true", "HX-Target": "fleet-tiles"}
+    )
+    body = body.content.decode()
+    assert "<html" not in body and tiles(body) == ["alpha", "charlie"] and "2 clusters of 3" in body
+
+
+def test_the_fleet_reports_a_bad_selector_and_an_empty_match(client, viewer, fleet):
+    client.force_login(viewer)
+    body = client.get(reverse("clusters:fleet"), {"selector": "env in (a=b)"}).content.decode()
+    assert 'id="selector-error"' in body and "expected a value" in body
+    body = client.get(reverse("clusters:fleet"), {"selector": "env=staging"}).content.decode()
+    assert 'data-testid="fleet-empty"' in body and "Clear the filter" in body
+
+
+def test_the_fleet_is_paginated(client, viewer, settings):
+    for index in range(105):
+        Cluster.objects.create(name=f"c{index:03d}", api_endpoint="https://h", ready="True")
+    client.force_login(viewer)
+    first = client.get(reverse("clusters:fleet"), {"sort": "name"}).content.decode()
+    second = client.get(reverse("clusters:fleet"), {"sort": "name", "page": 2}).content.decode()
+    assert len(tiles(first)) == 100 and tiles(second) == ["c100", "c101", "c102", "c103", "c104"]
+    assert "Page 1 of 2" in first
+
+
+def test_an_empty_fleet_says_where_to_join_a_cluster(client, viewer):
+    client.force_login(viewer)
+    body = client.get(reverse("clusters:fleet")).content.decode()
+    assert 'data-testid="fleet-empty"' in body and "Join one from the cluster list." in body
+
+
+def test_violations_filter_by_label_selector(client, viewer, fleet):
+    client.force_login(viewer)
+    url = reverse("clusters:conventions")
+    body = client.get(url).content.decode()
+    assert all(f'id="lint-{name}"' in body for name in ("alpha", "bravo", "charlie"))
+    body = client.get(url, {"selector": "env=dev"}).content.decode()
+    assert 'id="lint-bravo"' in body and 'id="lint-alpha"' not in body
+    body = client.get(url, {"selector": "env=staging"}).content.decode()
+    assert 'data-testid="violations-empty"' in body and "Clear the filter" in body
+    body = client.get(url, {"selector": "env in (a=b)"}).content.decode()
+    assert 'id="selector-error"' in body
+
+
+def test_violations_are_paginated(client, viewer):
+    for index in range(55):
+        Cluster.objects.create(name=f"c{index:03d}", api_endpoint="https://h")
+    client.force_login(viewer)
+    first = client.get(reverse("clusters:conventions")).content.decode()
+    second = client.get(reverse("clusters:conventions"), {"page": 2}).content.decode()
+    assert first.count('id="lint-c') == 50 and second.count('id="lint-c') == 5 and "Page 2 of 2" in second
