@@ -135,6 +135,10 @@ def settled_binding(template_id: int, candidates: list[Candidate]) -> ResourceBi
     binding = ResourceBinding.objects.filter(template=template).first()
     if binding is None or binding.policy_id != policy.pk:
         return None
+    if lazy_hold(binding, template, policy):
+        return binding
+    if binding.template_generation != template.generation:
+        return None
     spec = binding_spec(template, workload, policy)
     return binding if all(getattr(binding, key) == value for key, value in spec.items()) else None
 
@@ -174,7 +178,19 @@ def _detect_locked(template_id: int, candidates: list[Candidate]) -> ResourceBin
             f"waiting for OverridePolicy {', '.join(missing)}",
         )
         return ResourceBinding.objects.filter(template=template).first()
+    binding = ResourceBinding.objects.filter(template=template).first()
+    if binding is not None and lazy_hold(binding, template, policy):
+        return binding
     return upsert_binding(template, binding_spec(template, workload, policy), policy)
+
+
+def lazy_hold(binding: ResourceBinding, template: ResourceTemplate, policy: PropagationPolicy) -> bool:
+    """activationPreference Lazy: the same policy's changes wait until the template itself changes."""
+    return (
+        policy.activation_preference == "Lazy"
+        and binding.policy_id == policy.pk
+        and binding.template_generation == template.generation
+    )
 
 
 def upsert_binding(
@@ -185,6 +201,7 @@ def upsert_binding(
     if binding is None:
         binding = ResourceBinding(
             template=template,
+            template_generation=template.generation,
             kind=RESOURCE_BINDING if template.namespace else CLUSTER_RESOURCE_BINDING,
             namespace=template.namespace,
             name=names.binding_name(template.name, template.kind),
@@ -194,12 +211,14 @@ def upsert_binding(
         binding.save()
         return binding
     changed = [key for key, value in spec.items() if getattr(binding, key) != value]
-    if not changed and binding.policy_id == (policy.pk if policy else None):
+    same_policy = binding.policy_id == (policy.pk if policy else None)
+    if not changed and same_policy and binding.template_generation == template.generation:
         return binding
     for key in changed:
         setattr(binding, key, spec[key])
     if changed:
         binding.generation += 1
     binding.policy = policy
+    binding.template_generation = template.generation
     binding.save()
     return binding

@@ -148,6 +148,8 @@ class ResourceBinding(models.Model):
         PropagationPolicy, null=True, blank=True, on_delete=models.SET_NULL, related_name="bindings"
     )
     generation = models.PositiveBigIntegerField(default=1)
+    # the template generation the spec was last derived from (activationPreference: Lazy waits for a new one)
+    template_generation = models.PositiveBigIntegerField(default=0)
     # spec
     replicas = models.IntegerField(default=0)
     replica_requirements = models.JSONField(null=True, blank=True)

@@ -173,3 +173,18 @@ def test_static_weights_seven_to_three_split_ten_replicas_and_then_eleven(member
     binding = ResourceBinding.objects.get()
     assert binding.condition("Scheduled")["status"] == "True"
     assert binding.applied_placement == binding.placement
+
+
+def test_a_lazy_policy_change_waits_until_the_template_changes(members):
+    lazy = NGINX.replace("  placement:", "  activationPreference: Lazy\n  placement:")
+    apply_yaml(lazy)
+    assert deployment(members, "cluster-02") is not None
+    apply_yaml(lazy.replace("      - cluster-02\n", "      - cluster-03\n"))
+    converge()
+    assert ResourceBinding.objects.get().target_replicas() == {"cluster-01": 2, "cluster-02": 2}
+    assert deployment(members, "cluster-03") is None
+    apply_yaml(
+        lazy.replace("      - cluster-02\n", "      - cluster-03\n").replace("replicas: 2", "replicas: 3")
+    )
+    assert ResourceBinding.objects.get().target_replicas() == {"cluster-01": 3, "cluster-03": 3}
+    assert deployment(members, "cluster-03")["spec"]["replicas"] == 3
