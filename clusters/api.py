@@ -71,9 +71,10 @@ class ClusterViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
         responses={200: ClusterSerializer(many=True), 400: OpenApiResponse(description="bad selector")},
     )
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        query = ListQuery(
-            selector=request.query_params.get("selector", ""), sort=request.query_params.get("sort", "")
-        )
+        sort = request.query_params.get("sort", "")
+        if sort and sort not in SORTS:
+            return Response(field_error("sort", f"must be one of {', '.join(sorted(SORTS))}"), status=400)
+        query = ListQuery(selector=request.query_params.get("selector", ""), sort=sort)
         try:
             ids = filter_clusters(query)
         except SelectorError as exc:

@@ -8,13 +8,13 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.parsers import BaseParser, JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from karmada_ui.models import AuditEntry
+from karmada_ui.pagination import StrictLimitOffsetPagination
 from karmada_ui.roles import VIEWER
 from scheduling import previews, services, summaries
 from scheduling.documents import DocumentError
@@ -73,7 +73,7 @@ class ExportView(APIView):
 
 
 def _paginate(view: APIView, request: Request, items: Any, convert: Any) -> Response:
-    paginator = LimitOffsetPagination()
+    paginator = StrictLimitOffsetPagination()
     page = paginator.paginate_queryset(items, request, view=view)
     return paginator.get_paginated_response([convert(item) for item in page])
 
@@ -140,7 +140,8 @@ class WorkloadRebalanceView(APIView):
     """Fresh reschedule of one workload (WorkloadRebalancer semantics); operator role."""
 
     def post(self, request: Request, pk: int) -> Response:
-        binding = get_object_or_404(ResourceBinding.objects.select_related("template"), template_id=pk)
+        template = get_object_or_404(ResourceTemplate, pk=pk)  # pk=, unlike template_id=, survives huge ids
+        binding = get_object_or_404(ResourceBinding.objects.select_related("template"), template=template)
         return Response({"rebalanced": services.rebalance([binding], user=request.user)}, status=202)
 
 

@@ -45,7 +45,8 @@ def workload(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @role_required(OPERATOR)
 def workload_rebalance(request: HttpRequest, pk: int) -> HttpResponse:
-    binding = get_object_or_404(ResourceBinding.objects.select_related("template"), template_id=pk)
+    template = get_object_or_404(ResourceTemplate, pk=pk)  # pk=, unlike template_id=, survives huge ids
+    binding = get_object_or_404(ResourceBinding.objects.select_related("template"), template=template)
     services.rebalance([binding], user=request.user)
     messages.success(request, _("Rebalance requested: the scheduler recomputes this workload from scratch."))
     return redirect("scheduling:workload", pk=pk)
