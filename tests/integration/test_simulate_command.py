@@ -56,7 +56,11 @@ def case_documents(case: dict) -> tuple[list[dict], bool]:
         cluster = {
             "apiVersion": "cluster.karmada.io/v1alpha1",
             "kind": "Cluster",
-            "metadata": {"name": data["name"], "labels": data.get("labels") or {}},
+            "metadata": {
+                "name": data["name"],
+                "labels": data.get("labels") or {},
+                **({"deletionTimestamp": "2026-11-30T09:00:00Z"} if data.get("deleting") else {}),
+            },
             "spec": {
                 key: data[key]
                 for key in ("provider", "region", "zones", "taints")
@@ -91,7 +95,7 @@ def case_documents(case: dict) -> tuple[list[dict], bool]:
             },
         }
     )
-    if case.get("previous") or case.get("observedAffinity"):
+    if case.get("previous") or case.get("observedAffinity") or case.get("gracefulEvictionTasks"):
         documents.append(
             {
                 "apiVersion": "work.karmada.io/v1alpha2",
@@ -100,6 +104,7 @@ def case_documents(case: dict) -> tuple[list[dict], bool]:
                 "spec": {
                     "resource": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "app"},
                     "clusters": [{"name": n, "replicas": r} for n, r in (case.get("previous") or {}).items()],
+                    "gracefulEvictionTasks": case.get("gracefulEvictionTasks") or [],
                 },
                 "status": {"schedulerObservedAffinityName": case.get("observedAffinity", "")},
             }
