@@ -554,9 +554,17 @@ def parse_binding(document: Document, workload: Workload) -> PreviousResult:
     )
 
 
+def is_reserved_namespace(namespace: str) -> bool:
+    """Karmada's own namespaces, whose objects the detector never propagates."""
+    return namespace in ("karmada-system", "karmada-cluster") or namespace.startswith("karmada-es-")
+
+
 def match_policy(policies: list[Policy], workload: Workload) -> Policy | None:
     """The policy Karmada's detector would bind: any matching PP before any CPP, then by priority,
-    then name > labelSelector > kind-only match, then policy name ascending."""
+    then name > labelSelector > kind-only match, then policy name ascending.  Objects in a
+    reserved namespace match nothing."""
+    if is_reserved_namespace(workload.namespace):
+        return None
     for kind in POLICY_KINDS:
         ranked = []
         for policy in policies:

@@ -450,3 +450,16 @@ def test_each_workload_kind_is_read_as_karmadas_default_interpreter_reads_it(
     assert report["workload"]["replicas"] == replicas
     assert report["policy"] == {"kind": "ClusterPropagationPolicy", "name": "aaa-everything"}
     assert report["clusters"] == [{"name": name, "replicas": replicas} for name in clusters]
+
+
+def test_a_workload_in_a_reserved_namespace_is_never_propagated(tmp_path):
+    documents = [
+        d for d in yaml.safe_load_all((KARMADA / "others.yaml").read_text()) if d["kind"] == "ConfigMap"
+    ]
+    documents[0]["metadata"]["namespace"] = "karmada-es-member1"
+    path = tmp_path / "reserved.yaml"
+    path.write_text(yaml.safe_dump(documents[0]))
+    code, out, err = simulate(*CLUSTERS_AND_POLICIES, "-f", str(path))
+    assert code == 2
+    assert out == ""
+    assert "reserved namespace karmada-es-member1" in err and err.count("\n") == 1

@@ -14,6 +14,7 @@ from scheduling.karmada_yaml import (
     DocumentError,
     Inputs,
     binding_for,
+    is_reserved_namespace,
     load_documents,
     match_policy,
     read_inputs,
@@ -55,11 +56,13 @@ class Command(BaseCommand):
             policy = match_policy(inputs.policies, inputs.workload)
             if policy is None:
                 workload = inputs.workload
+                reason = "no PropagationPolicy or ClusterPropagationPolicy matches"
+                if is_reserved_namespace(workload.namespace):
+                    reason = (
+                        f"Karmada never propagates objects in the reserved namespace {workload.namespace}:"
+                    )
                 raise DocumentError(
-                    workload.document.location,
-                    "",
-                    "no PropagationPolicy or ClusterPropagationPolicy matches "
-                    f"{workload.kind} {workload.key}",
+                    workload.document.location, "", f"{reason} {workload.kind} {workload.key}"
                 )
         except DocumentError as exc:
             self.stderr.write(f"error: {exc}")
