@@ -13,12 +13,28 @@ Sample = dict[str, Any]
 OK, ERR, ACCENT, WARN = "#1b7f3b", "#c0262d", "#2457d6", "#a86400"
 
 
+# Faint grey grid on a transparent plot: readable on the light and the dark page alike.
+GRID = {"gridcolor": "rgba(128,128,128,0.25)", "zerolinecolor": "rgba(128,128,128,0.4)"}
+# A few upright time ticks without plotly's second line of dates, which collides with the legend.
+TIME_AXIS = {
+    **GRID,
+    "tickformat": "%H:%M:%S",
+    "hoverformat": "%Y-%m-%d %H:%M:%S",
+    "nticks": 4,
+    "tickangle": 0,
+}
+
+
 def _layout(title: str, y_title: str, **extra: Any) -> dict[str, Any]:
+    xaxis = {**TIME_AXIS, **extra.pop("xaxis", {})}
+    yaxis = {**GRID, "title": {"text": y_title}, "rangemode": "tozero", **extra.pop("yaxis", {})}
     return {
         "title": {"text": title, "font": {"size": 14}},
         "margin": {"l": 48, "r": 12, "t": 36, "b": 32},
         "height": 240,
-        "yaxis": {"title": {"text": y_title}, "rangemode": "tozero"},
+        "plot_bgcolor": "rgba(0,0,0,0)",
+        "xaxis": xaxis,
+        "yaxis": yaxis,
         "legend": {"orientation": "h", "y": -0.25},
         "hovermode": "x unified",
         **extra,
@@ -78,7 +94,7 @@ def nodes_and_pods_figure(samples: Sequence[Sample]) -> go.Figure:
         go.Scatter(x=at, y=[s["pods"] for s in samples], name=_("Pods"), line={"color": ACCENT}, yaxis="y2")
     )
     figure.update_layout(
-        yaxis=_count_axis([s["nodes_total"] for s in samples]),
+        yaxis={**GRID, "title": {"text": _("count")}, **_count_axis([s["nodes_total"] for s in samples])},
         yaxis2={
             **_count_axis([s["pods"] for s in samples]),
             "overlaying": "y",

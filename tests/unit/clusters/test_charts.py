@@ -56,3 +56,20 @@ def test_an_empty_series_still_makes_figures():
     for figure in (utilisation_figure([]), nodes_and_pods_figure([]), latency_figure([])):
         assert figure.to_dict()["layout"]["title"]["text"]
     assert ready_timeline_figure([], T0, T0).to_dict()["data"] == []
+
+
+def test_every_figure_has_a_transparent_plot_faint_grid_and_upright_time_ticks():
+    samples = [sample(0), sample(10)]
+    figures = [
+        utilisation_figure(samples),
+        nodes_and_pods_figure(samples),
+        latency_figure(samples),
+        ready_timeline_figure(samples, T0, T0 + timedelta(minutes=1)),
+    ]
+    for figure in figures:
+        layout = figure.to_dict()["layout"]
+        assert layout["plot_bgcolor"] == "rgba(0,0,0,0)"
+        assert layout["xaxis"]["gridcolor"] == "rgba(128,128,128,0.25)"
+        assert layout["xaxis"]["tickangle"] == 0 and "\n" not in layout["xaxis"]["tickformat"]
+    assert figures[0].to_dict()["layout"]["yaxis"]["title"]["text"] == "%"
+    assert list(figures[0].to_dict()["layout"]["yaxis"]["range"]) == [0, 100]
