@@ -158,3 +158,83 @@ def test_pod_template_affinity_and_tolerations_limit_the_node_estimate():
 def test_a_namespace_beside_the_workload_is_not_taken_for_it():
     text = "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n---\n" + WORKLOAD
     assert read_inputs(load_documents("w.yaml", text)).workload.name == "web"
+
+
+def pod_template(spec: str) -> str:
+    head = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n"
+    return f"{head}spec:\n  replicas: 2\n  template:\n    spec: {spec}\n"
+
+
+# Karmada's TestGenerateReplicaRequirements and TestGenerateNodeClaimByPodSpec (pkg/util/helper).
+@pytest.mark.parametrize(
+    ("spec", "requests", "selector", "tolerations", "has_affinity"),
+    [
+        ("{}", None, None, None, None),
+        ("{nodeSelector: {disktype: ssd}}", {}, (("disktype", "ssd"),), 0, False),
+        ("{nodeSelector: {}}", {}, (), 0, False),
+        ("{tolerations: [{key: key1, operator: Exists}]}", {}, (), 1, False),
+        (
+            "{affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+            "{nodeSelectorTerms: [{matchFields: [{key: foo, operator: Exists}]}]}}}}",
+            {},
+            (),
+            0,
+            True,
+        ),
+        ("{affinity: {nodeAffinity: {}}}", None, None, None, None),
+        (
+            "{containers: [{name: c, resources: {limits: {cpu: 200m}}}]}",
+            {"cpu": Fraction(1, 5)},
+            None,
+            None,
+            None,
+        ),
+        (
+            "{containers: [{name: c, resources: {requests: {cpu: 1m, example.com/gpu: 1}}}]}",
+            {"cpu": Fraction(1, 1000), "example.com/gpu": Fraction(1)},
+            None,
+            None,
+            None,
+        ),
+    ],
+)
+def test_replica_requirements_follow_karmadas_generate_replica_requirements(
+    spec, requests, selector, tolerations, has_affinity
+):
+    workload = read_inputs(load_documents("d.yaml", pod_template(spec))).workload
+    assert workload.replicas == 2
+    if requests is None and selector is None:
+        assert workload.requirements is None
+        return
+    assert workload.requirements.resource_request == requests
+    claim = workload.requirements.node_claim
+    if selector is None:
+        assert claim is None
+    else:
+        assert claim.node_selector == selector
+        assert len(claim.tolerations) == tolerations
+        assert (claim.hard_node_affinity is not None) == has_affinity
+
+
+@pytest.mark.parametrize(
+    ("spec", "replicas"),
+    [
+        ("{parallelism: 3, completions: 2}", 2),
+        ("{parallelism: 2, completions: 5}", 2),
+        ("{parallelism: 4}", 4),
+        ("{completions: 3}", 1),
+        ("{}", 1),
+        ("{parallelism: 0, completions: 3}", 0),
+    ],
+)
+def test_job_replicas_are_read_as_the_default_interpreter_reads_a_defaulted_job(spec, replicas):
+    job = f"apiVersion: batch/v1\nkind: Job\nmetadata: {{name: j}}\nspec: {spec}\n"
+    assert read_inputs(load_documents("j.yaml", job)).workload.replicas == replicas
+
+
+def test_a_pod_is_one_replica_and_an_unknown_kind_is_not_a_workload():
+    pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}]}\n"
+    widget = "apiVersion: example.io/v1\nkind: Widget\nmetadata: {name: w}\nspec: {replicas: 5}\n"
+    assert read_inputs(load_documents("p.yaml", pod)).workload.replicas == 1
+    unknown = read_inputs(load_documents("w.yaml", widget)).workload
+    assert (unknown.replicas, unknown.requirements) == (0, None)
