@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from scheduling.models import ResourceBinding, ResourceTemplate, Work
+from scheduling.models import Event, ResourceBinding, ResourceTemplate, Work
 
 PLACEMENT_SORTS = ("name", "-name", "desired", "-desired", "ready", "-ready")
 
@@ -87,3 +87,27 @@ def sort_placements(placements: list[Placement], sort: str) -> list[Placement]:
     else:
         ordered = sorted(placements, key=lambda p: (getattr(p, key) or 0, p.sort_name))
     return list(reversed(ordered)) if sort.startswith("-") else ordered
+
+
+MOVE_REASONS = ("EvictWorkloadFromCluster", "GracefulEvictionDone", "RescheduleByLoad")
+
+
+@dataclass(frozen=True)
+class Move:
+    """A failover or reschedule event, with the workload it moved (None once the workload is gone)."""
+
+    event: Event
+    template_id: int | None
+
+
+def recent_moves(limit: int = 10) -> list[Move]:
+    """The last failovers and reschedules, newest first — two queries."""
+    found = list(Event.objects.filter(reason__in=MOVE_REASONS)[:limit])
+    names = {(e.object_namespace, e.object_name) for e in found}
+    templates = {
+        (namespace, name): template_id
+        for namespace, name, template_id in ResourceBinding.objects.filter(
+            name__in={name for _, name in names}
+        ).values_list("namespace", "name", "template_id")
+    }
+    return [Move(e, templates.get((e.object_namespace, e.object_name))) for e in found]

@@ -25,7 +25,13 @@ from clusters.forms import MAX_KUBECONFIG, BulkLabelsForm, ConventionForm, JoinF
 from clusters.joining import JoinError, connection_from_kubeconfig, join_cluster, preview, unjoin_cluster
 from clusters.listing import SORTS, ListQuery, filter_clusters
 from clusters.models import Cluster, ClusterEvent, LabelConvention
-from clusters.placements import PLACEMENT_SORTS, filter_placements, list_placements, sort_placements
+from clusters.placements import (
+    PLACEMENT_SORTS,
+    filter_placements,
+    list_placements,
+    recent_moves,
+    sort_placements,
+)
 from clusters.samples import series
 from clusters.selectors import SelectorError
 from clusters.showlabels import show_labels_table
@@ -471,6 +477,9 @@ def fleet(request: HttpRequest) -> HttpResponse:
     }
     if request.htmx and request.htmx.target == "fleet-tiles":
         return render(request, "clusters/_tiles.html", context)
+    if request.htmx and request.htmx.target == "fleet-changes":
+        return render(request, "clusters/_changes.html", {"events": events, "moves": recent_moves()})
+    context["moves"] = recent_moves()
     return render(request, "clusters/fleet.html", context)
 
 

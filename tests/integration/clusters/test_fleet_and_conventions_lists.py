@@ -76,3 +76,32 @@ def test_violations_are_paginated(client, viewer):
     first = client.get(reverse("clusters:conventions")).content.decode()
     second = client.get(reverse("clusters:conventions"), {"page": 2}).content.decode()
     assert first.count('id="lint-c') == 50 and second.count('id="lint-c') == 5 and "Page 2 of 2" in second
+
+
+def test_the_fleet_lists_the_last_failovers_and_reschedules_with_links_to_their_workloads(client, viewer):
+    from scheduling import events
+    from scheduling.models import ResourceBinding, ResourceTemplate
+
+    template = ResourceTemplate.objects.create(
+        api_version="apps/v1", api_group="apps", kind="Deployment", namespace="shop", name="web", manifest={}
+    )
+    binding = ResourceBinding.objects.create(namespace="shop", name="web-deployment", template=template)
+    events.record(binding, "Warning", "EvictWorkloadFromCluster", "evicted from beijing: taint NoExecute")
+    events.record(binding, "Normal", "RescheduleByLoad", "moved 2 replicas from beijing to shanghai")
+    events.record(binding, "Normal", "ScheduleBindingSucceed", "scheduled")
+    client.force_login(viewer)
+    body = client.get(reverse("clusters:fleet")).content.decode()
+    moves = body[body.index('data-testid="moves"') :]
+    assert "moved 2 replicas from beijing to shanghai" in moves and "evicted from beijing" in moves
+    assert "ScheduleBindingSucceed" not in moves
+    assert f'href="{reverse("scheduling:workload", args=[template.pk])}"' in moves
+    fragment = client.get(
+        reverse("clusters:fleet"), headers={"HX-Request": "true", "HX-Target": "fleet-changes"}
+    )
+    assert "<html" not in fragment.content.decode() and "RescheduleByLoad" in fragment.content.decode()
+
+
+def test_a_fleet_without_moves_says_what_would_move_replicas(client, viewer):
+    client.force_login(viewer)
+    body = client.get(reverse("clusters:fleet")).content.decode()
+    assert "No workload has been failed over or rescheduled yet" in body
