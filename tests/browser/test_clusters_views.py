@@ -117,6 +117,7 @@ def test_the_health_panel_lists_its_workloads_and_filters_them_as_you_type(
     signed_in_page, live_server, screenshot, fleet
 ):
     page = signed_in_page("operator")
+    page.clock.install()
     page.goto(f"{live_server.url}/clusters/c/beijing/")
     page.wait_for_function("document.querySelectorAll('[data-plotly][data-drawn=true]').length === 4")
     rows = page.locator("[data-testid=placements] tbody tr")
@@ -127,6 +128,13 @@ def test_the_health_panel_lists_its_workloads_and_filters_them_as_you_type(
     screenshot(page, "clusters-panel-light")
     page.fill("#workload-filter", "cart")
     page.wait_for_function("document.querySelectorAll('[data-testid=placements] tbody tr').length === 1")
+    # The list refreshes itself every 10 s, keeping the filter: the second cart replica turns ready.
+    Work.objects.filter(cluster_name="beijing", name="cart-beijing").update(
+        status={"readyReplicas": 2}, health="Healthy"
+    )
+    page.clock.run_for(11_000)
+    page.wait_for_selector("tr[data-workload='shop/cart'] >> text=Healthy")
+    assert page.locator("[data-testid=placements] tbody tr").count() == 1
     page.fill("#workload-filter", "nothing")
     page.wait_for_selector("[data-testid=placements-empty] >> text=Clear the filter")
     page.fill("#workload-filter", "")
