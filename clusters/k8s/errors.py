@@ -100,8 +100,8 @@ def translate(exc: BaseException, server: str = "") -> KubeError:
             return Invalid(detail or f"The API server{where} rejected the object as invalid.", reason=reason)
         if status == 0:
             # The client reports TLS failures as status 0 with "SSLError\n<details>" as the reason.
-            kind, _, rest = (exc.reason or "").partition("\n")
-            if kind == "SSLError":
+            cause, _, rest = (exc.reason or "").partition("\n")
+            if cause == "SSLError":
                 return ClusterUnreachable(
                     f"TLS handshake with {server or 'the API server'} failed: {_one_line(rest)}."
                 )
