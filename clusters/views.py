@@ -437,6 +437,7 @@ def unjoin(request: HttpRequest, name: str) -> HttpResponse:
 
 
 FLEET_SORTS = ("worst", "name")
+FLEET_PAGE_SIZE = 100
 
 
 def _selected_clusters(selector: str) -> tuple[list[Cluster], str]:
@@ -450,12 +451,12 @@ def _selected_clusters(selector: str) -> tuple[list[Cluster], str]:
     return list(Cluster.objects.filter(pk__in=ids)), ""
 
 
-FLEET_PAGE_SIZE = 100
-
-
 @require_GET
 def fleet(request: HttpRequest) -> HttpResponse:
     """Every cluster as a tile, worst first, with why it is unhealthy in words; filter by label selector."""
+    events = ClusterEvent.objects.select_related("cluster").exclude(ready="")[:15]
+    if request.htmx and request.htmx.target == "fleet-changes":
+        return render(request, "clusters/_changes.html", {"events": events, "moves": recent_moves()})
     now = timezone.now()
     selector = request.GET.get("selector", "").strip()
     sort = request.GET.get("sort", "worst")
@@ -464,7 +465,6 @@ def fleet(request: HttpRequest) -> HttpResponse:
     ordered = worst_first(clusters) if sort == "worst" else sorted(clusters, key=lambda c: c.name)
     page = Paginator(ordered, FLEET_PAGE_SIZE).get_page(request.GET.get("page"))
     tiles = [{"cluster": c, "reasons": reasons(c, now)} for c in page.object_list]
-    events = ClusterEvent.objects.select_related("cluster").exclude(ready="")[:15]
     context = {
         "tiles": tiles,
         "events": events,
@@ -477,8 +477,6 @@ def fleet(request: HttpRequest) -> HttpResponse:
     }
     if request.htmx and request.htmx.target == "fleet-tiles":
         return render(request, "clusters/_tiles.html", context)
-    if request.htmx and request.htmx.target == "fleet-changes":
-        return render(request, "clusters/_changes.html", {"events": events, "moves": recent_moves()})
     context["moves"] = recent_moves()
     return render(request, "clusters/fleet.html", context)
 
