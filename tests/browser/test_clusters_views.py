@@ -9,7 +9,7 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from clusters.collector import collect_cluster
-from clusters.models import Cluster
+from clusters.models import Cluster, LabelConvention
 from membersim import ClusterSpec
 from scheduling.models import ResourceBinding, ResourceTemplate, Work
 
@@ -157,7 +157,9 @@ def test_the_pages_read_well_dark_and_in_chinese(signed_in_page, live_server, sc
     page.goto(f"{live_server.url}/clusters/fleet/")
     assert page.locator("[data-testid=tiles] .tile").first.get_attribute("data-cluster") == "shanghai"
     screenshot(page, "clusters-fleet-zh-dark")
+    LabelConvention.objects.all().delete()
     page.goto(f"{live_server.url}/clusters/conventions/")
+    assert page.inner_text("[data-testid=rules-empty]").startswith("还没有标签约定")
     screenshot(page, "clusters-conventions-zh-dark")
     page.emulate_media(color_scheme="light")
     page.goto(f"{live_server.url}/clusters/fleet/?selector=env%3Dprod&sort=name")
