@@ -6,7 +6,7 @@ from typing import Any
 
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.parsers import BaseParser, JSONParser
 from rest_framework.request import Request
@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 from karmada_ui.models import AuditEntry
 from karmada_ui.pagination import StrictLimitOffsetPagination
 from karmada_ui.roles import VIEWER
+from scheduling import api_schema as doc
 from scheduling import previews, services, summaries
 from scheduling.documents import DocumentError
 from scheduling.exporting import binding_document, export_documents, propagation_policy_document, to_yaml
@@ -46,7 +47,7 @@ class ApplyView(APIView):
 
     @extend_schema(
         request={"application/yaml": {"type": "string"}},
-        responses={200: OpenApiResponse(description="one entry per document"), 400: OpenApiResponse()},
+        responses={200: doc.APPLY_RESULT, 400: doc.bad_request(doc.DOCUMENT_ERROR)},
     )
     def post(self, request: Request) -> Response:
         text = request.data
@@ -114,6 +115,14 @@ def _workload_detail(template: ResourceTemplate) -> dict[str, Any]:
 class WorkloadListView(APIView):
     """Every resource template with its policy and replicas per cluster (desired / ready)."""
 
+    @extend_schema(
+        operation_id="v1_workloads_list",
+        parameters=[
+            OpenApiParameter("q", str, description="filter by name, namespace or kind"),
+            *doc.PAGE_PARAMETERS,
+        ],
+        responses={200: doc.page_of(doc.WORKLOAD), 400: doc.PAGE_ERROR},
+    )
     def get(self, request: Request) -> Response:
         templates = summaries.filter_workloads(
             summaries.templates_with_bindings(), request.query_params.get("q", "")
@@ -125,10 +134,12 @@ class WorkloadListView(APIView):
 class WorkloadDetailView(APIView):
     """The chain of one workload: template, policy and why, binding, works, member status, events."""
 
+    @extend_schema(responses={200: doc.WORKLOAD_CHAIN, 404: doc.NOT_FOUND})
     def get(self, request: Request, pk: int) -> Response:
         template = get_object_or_404(ResourceTemplate.objects.select_related("policy"), pk=pk)
         return Response(_workload_detail(template))
 
+    @extend_schema(responses={202: None, 404: doc.NOT_FOUND})
     def delete(self, request: Request, pk: int) -> Response:
         """Delete the template; member copies go too (or are released, with preserveResourcesOnDeletion)."""
         template = get_object_or_404(ResourceTemplate, pk=pk, deleting_since__isnull=True)
@@ -139,6 +150,7 @@ class WorkloadDetailView(APIView):
 class WorkloadRebalanceView(APIView):
     """Fresh reschedule of one workload (WorkloadRebalancer semantics); operator role."""
 
+    @extend_schema(request=None, responses={202: doc.REBALANCED, 404: doc.NOT_FOUND})
     def post(self, request: Request, pk: int) -> Response:
         template = get_object_or_404(ResourceTemplate, pk=pk)  # pk=, unlike template_id=, survives huge ids
         binding = get_object_or_404(ResourceBinding.objects.select_related("template"), template=template)
@@ -148,12 +160,20 @@ class WorkloadRebalanceView(APIView):
 class PolicyListView(APIView):
     """Propagation policies with the workloads each claims."""
 
+    @extend_schema(
+        operation_id="v1_policies_list",
+        parameters=doc.PAGE_PARAMETERS,
+        responses={200: doc.page_of(doc.POLICY), 400: doc.PAGE_ERROR},
+    )
     def get(self, request: Request) -> Response:
         rows = PropagationPolicy.objects.prefetch_related("templates").order_by("kind", "namespace", "name")
         return _paginate(self, request, rows, _policy_dict)
 
 
 class PolicyDetailView(APIView):
+    """One propagation policy as Karmada YAML (as JSON) with the workloads it claims."""
+
+    @extend_schema(responses={200: doc.POLICY, 404: doc.NOT_FOUND})
     def get(self, request: Request, pk: int) -> Response:
         return Response(_policy_dict(get_object_or_404(PropagationPolicy, pk=pk)))
 
@@ -161,6 +181,7 @@ class PolicyDetailView(APIView):
 class PolicyRebalanceView(APIView):
     """Fresh reschedule of every workload a policy claims; operator role."""
 
+    @extend_schema(request=None, responses={202: doc.REBALANCED, 404: doc.NOT_FOUND})
     def post(self, request: Request, pk: int) -> Response:
         policy = get_object_or_404(PropagationPolicy, pk=pk)
         return Response({"rebalanced": services.rebalance_policy(policy, user=request.user)}, status=202)
@@ -180,6 +201,9 @@ def _policy_dict(policy: PropagationPolicy) -> dict[str, Any]:
 class AuditListView(APIView):
     """The audit log, newest first: who, when, what, and the placement delta."""
 
+    @extend_schema(
+        parameters=doc.PAGE_PARAMETERS, responses={200: doc.page_of(doc.AUDIT_ENTRY), 400: doc.PAGE_ERROR}
+    )
     def get(self, request: Request) -> Response:
         entries = AuditEntry.objects.order_by("-created_at", "-id")
         return _paginate(
@@ -205,9 +229,18 @@ class PreviewView(APIView):
 
     write_role = VIEWER
 
+    @extend_schema(
+        request={"application/json": doc.PREVIEW_REQUEST},
+        responses={200: doc.PREVIEW, 400: doc.bad_request()},
+    )
     def post(self, request: Request) -> Response:
         data = request.data if isinstance(request.data, dict) else {}
-        template = ResourceTemplate.objects.filter(pk=data.get("workload")).first()
+        workload = data.get("workload")
+        template = (
+            ResourceTemplate.objects.filter(pk=workload).first()
+            if isinstance(workload, int) and not isinstance(workload, bool)
+            else None
+        )
         if template is None:
             return Response(
                 {"field": "workload", "reason": "must be the id of a resource template"}, status=400
