@@ -200,6 +200,8 @@ def remove_taint(
     expected_version: int | None = None,
     user: Any = None,
 ) -> Cluster:
+    if not key:
+        raise SpecError("key", _("Name the taint key to remove."))
     if effect is not None and effect not in TAINT_EFFECTS:
         raise SpecError("effect", _("The effect must be one of %(e)s.") % {"e": ", ".join(TAINT_EFFECTS)})
     what = f"{key}:{effect}" if effect else key

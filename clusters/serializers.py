@@ -6,7 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from clusters.labels import TAINT_EFFECTS
+from clusters.labels import TAINT_EFFECTS, cluster_name_error
 from clusters.models import Cluster
 
 
@@ -84,6 +84,12 @@ class JoinSerializer(serializers.Serializer):
     provider = serializers.CharField(required=False, allow_blank=True, default="", max_length=63)
     region = serializers.CharField(required=False, allow_blank=True, default="", max_length=63)
     zones = serializers.ListField(child=serializers.CharField(max_length=63), required=False, default=list)
+
+    def validate_name(self, value: str) -> str:
+        reason = cluster_name_error(value)
+        if reason:
+            raise serializers.ValidationError(reason)
+        return value
 
 
 class LabelsReplaceSerializer(serializers.Serializer):

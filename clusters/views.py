@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -526,7 +526,10 @@ def conventions(request: HttpRequest) -> HttpResponse:
 @role_required(OPERATOR)
 def convention_save(request: HttpRequest) -> HttpResponse:
     """Create (id 0), update or delete one convention."""
-    pk = int(request.POST.get("id") or 0)
+    raw_id = request.POST.get("id") or "0"
+    if not raw_id.isdigit():
+        return HttpResponseBadRequest(_("The convention id must be a number."))
+    pk = int(raw_id)
     rule = get_object_or_404(LabelConvention, pk=pk) if pk else None
     if rule is not None and request.POST.get("action") == "delete":
         rule.delete()

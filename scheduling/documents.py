@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 from django.db import transaction
 
-from karmada_ui import audit
+from karmada_ui import audit, useryaml
 from scheduling import names
 from scheduling.models import (
     CLUSTER_OVERRIDE_POLICY,
@@ -31,6 +31,8 @@ from scheduling.validation import (
 )
 
 POLICY_API = "policy.karmada.io/v1alpha1"
+# Kubernetes stores objects of at most 1.5 MiB; this leaves room for many in one apply.
+MAX_APPLY_CHARACTERS = 8 * 2**20
 POLICY_KINDS = (PROPAGATION_POLICY, CLUSTER_PROPAGATION_POLICY, OVERRIDE_POLICY, CLUSTER_OVERRIDE_POLICY)
 # Objects the control plane derives itself; an export contains them, applying one changes nothing.
 DERIVED_GROUPS = ("work.karmada.io", "cluster.karmada.io")
@@ -118,8 +120,12 @@ class ApplyResult:
 
 def parse_yaml(text: str) -> list[Any]:
     """Every non-empty document of a multi-document YAML text; a `List` is flattened to its items."""
+    if len(text) > MAX_APPLY_CHARACTERS:
+        raise DocumentError(
+            0, "", f"the YAML is larger than {MAX_APPLY_CHARACTERS // 2**20} MiB; apply it in parts"
+        )
     try:
-        loaded = [doc for doc in yaml.safe_load_all(text) if doc is not None]
+        loaded = [doc for doc in useryaml.load_all(text) if doc is not None]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

@@ -9,6 +9,7 @@ from typing import Any
 
 import yaml
 
+from karmada_ui import useryaml
 from scheduling.planner import (
     Binding,
     ClusterSnapshot,
@@ -180,7 +181,7 @@ class Inputs:
 def load_documents(source: str, text: str) -> list[Document]:
     """Every non-empty YAML document of one file, numbered from 1."""
     try:
-        raw = list(yaml.safe_load_all(text))
+        raw = useryaml.load_all(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""

@@ -6,6 +6,7 @@ from typing import Any
 
 import yaml
 
+from karmada_ui import useryaml
 from karmada_ui.audit import placement_delta
 from scheduling.interpreter import requirements_json, workload_of
 from scheduling.models import ResourceBinding, ResourceTemplate
@@ -34,7 +35,7 @@ class PreviewError(ValueError):
 def _policy_document(policy: Any) -> dict[str, Any]:
     if isinstance(policy, str):
         try:
-            policy = yaml.safe_load(policy)
+            policy = useryaml.load(policy)
         except yaml.YAMLError as exc:
             raise PreviewError("policy", f"not valid YAML: {getattr(exc, 'problem', exc)}") from None
     if not isinstance(policy, dict) or policy.get("kind") not in (

@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 import yaml
 
 from clusters.k8s.errors import InvalidKubeconfig
+from karmada_ui import useryaml
 
 
 @dataclass(frozen=True)
@@ -53,10 +54,12 @@ def load_kubeconfig(text_or_dict: str | bytes | dict[str, Any]) -> dict[str, Any
         data: Any = text_or_dict
     else:
         try:
-            data = yaml.safe_load(text_or_dict)
+            data = useryaml.load(text_or_dict)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+            if isinstance(exc, useryaml.YAMLTooComplex):
+                where = f": {exc.problem}"
             raise InvalidKubeconfig(f"The kubeconfig is not valid YAML{where}.") from exc
     if not isinstance(data, dict):
         raise InvalidKubeconfig("The kubeconfig must be a YAML mapping with clusters, users and contexts.")

@@ -63,6 +63,8 @@ def parse_yaml(text: str) -> dict[str, Any]:
         raise YamlError(YamlProblem(line, "", reason or "not valid YAML")) from None
     except yaml.YAMLError as exc:
         raise YamlError(YamlProblem(None, "", str(exc))) from None
+    except RecursionError:
+        raise YamlError(YamlProblem(None, "", "the YAML nests too deeply")) from None
     if not documents:
         raise YamlError(YamlProblem(1, "", "the document is empty"))
     if len(documents) > 1:

@@ -35,6 +35,8 @@ class Command(BaseCommand):
             text = path.read_text()
         except OSError as exc:
             raise CommandError(f"cannot read the kubeconfig {path}: {exc.strerror}") from exc
+        except UnicodeDecodeError:
+            raise CommandError(f"cannot read the kubeconfig {path}: it is not UTF-8 text") from None
         try:
             labels = dict(parse_assignment(item) for item in options["label"])
         except LabelSyntaxError as exc:

@@ -14,9 +14,14 @@ class Command(BaseCommand):
     requires_system_checks = []
 
     def add_arguments(self, parser):
-        parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
+        parser.add_argument("--port", type=int, help="web server port (default: $PORT or 8000)")
 
-    def handle(self, *args, port: int, **options):
+    def handle(self, *args, port: int | None, **options):
+        if port is None:
+            raw = os.environ.get("PORT") or "8000"
+            if not raw.isdigit():
+                raise CommandError(f"PORT={raw}: must be a port number between 1 and 65535")
+            port = int(raw)
         if not 0 < port < 65536:
             raise CommandError(f"--port {port}: must be between 1 and 65535")
         try:

@@ -30,6 +30,8 @@ class Command(BaseCommand):
                     texts.append(handle.read())
             except OSError as exc:
                 raise CommandError(f"{name}: {exc.strerror}") from None
+            except UnicodeDecodeError:
+                raise CommandError(f"{name}: not UTF-8 text") from None
         try:
             result = apply_yaml("\n---\n".join(texts))
         except DocumentError as exc:
