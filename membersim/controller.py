@@ -19,14 +19,30 @@ from membersim.placement import (
     tolerates,
     untolerated_taint,
 )
-from membersim.resources import DAEMONSET, DEPLOYMENT, JOB, NODE, POD, REPLICASET, STATEFULSET, Resource
+from membersim.resources import (
+    DAEMONSET,
+    DEPLOYMENT,
+    EVENT,
+    JOB,
+    NODE,
+    POD,
+    REPLICASET,
+    STATEFULSET,
+    Resource,
+)
 from membersim.selectors import SelectorError, labels_match, requirements_from_label_selector
 from membersim.validation import default_pod_spec
 
 if TYPE_CHECKING:
     from membersim.cluster import Cluster
 
+# (resource, namespace, name, old object or None, new object or None) of one write
+Touch = tuple[Resource, str, str, "dict[str, Any] | None", "dict[str, Any] | None"]
+WORKLOADS = {r.kind: r for r in (DEPLOYMENT, REPLICASET, STATEFULSET, DAEMONSET, JOB)}
+
 MAX_PASSES = 50
+# Past this many writes between passes, recomputing everything is as cheap as following them.
+MAX_TOUCHED = 10_000
 # A pod (or pod template) annotation that makes the simulated kubelet report a failure instead:
 # CrashLoopBackOff, ImagePullBackOff or ErrImagePull (not ready), or Error (the pod fails).
 FAIL_ANNOTATION = "membersim.io/fail"
@@ -109,12 +125,75 @@ class Controller:
     def __init__(self, cluster: Cluster) -> None:
         self.cluster = cluster
         self.store = cluster.store
+        # Writes since the last pass began: a pass looks only at the objects they touch (and their
+        # owners), unless a node changed or time passed, when it recomputes everything.
+        self._touched: list[Touch] = []
+        self._full = True
+        # Kept up to date on every pod write, so placing a pod never sums every pod in the cluster.
+        self._usage: dict[str, NodeUse] = {}
+        self._node_ips: dict[str, dict[str, int]] = {}
+        self._unbound: set[tuple[str, str]] = set()
+        self._scope: list[Touch] | None = None
+        self.store.observe(self._observe)
+
+    def _observe(
+        self, resource: Resource, namespace: str, name: str, old: dict | None, new: dict | None
+    ) -> None:
+        if resource is NODE:
+            self._full = True
+        elif resource is not EVENT and not self._full:
+            self._touched.append((resource, namespace, name, old, new))
+            if len(self._touched) > MAX_TOUCHED:
+                self._full = True
+        if self._full:
+            self._touched.clear()
+        if resource is POD:
+            self._count_pod(old, -1)
+            self._count_pod(new, 1)
+            key = (namespace, name)
+            if new is not None and not (new.get("spec") or {}).get("nodeName"):
+                self._unbound.add(key)
+            else:
+                self._unbound.discard(key)
+
+    def _count_pod(self, pod: dict | None, sign: int) -> None:
+        """Add (or take away) an active bound pod's requests and IP to its node's use."""
+        if pod is None or not is_active(pod):
+            return
+        node_name = (pod.get("spec") or {}).get("nodeName")
+        if not node_name:
+            return
+        use = self._usage.setdefault(node_name, NodeUse())
+        requests = pod_requests(pod)
+        use.cpu_m += sign * requests.cpu_m
+        use.memory += sign * requests.memory
+        use.pods += sign
+        ip = (pod.get("status") or {}).get("podIP")
+        if ip:
+            ips = self._node_ips.setdefault(node_name, {})
+            ips[ip] = ips.get(ip, 0) + sign
+            if ips[ip] <= 0:
+                del ips[ip]
+        if use.pods <= 0:
+            del self._usage[node_name]
+            self._node_ips.pop(node_name, None)
 
     def reconcile(self) -> None:
+        """Run the controllers until nothing changes. Called with no write since the last run (a
+        tick), the first pass recomputes every object: time alone may have changed something."""
         with self.store.lock:
+            if not self._touched:
+                self._full = True
             for _ in range(MAX_PASSES):
+                if self._full:
+                    self._full = False
+                    self._touched = []
+                    self._scope = None
+                else:
+                    self._scope, self._touched = self._touched, []
                 if not self._pass():
                     break
+            self._scope = None
 
     def _pass(self) -> bool:
         changed = self._garbage_collect()
@@ -130,6 +209,41 @@ class Controller:
         return changed
 
     # ------------------------------------------------------------ helpers
+
+    def _visit(self, resource: Resource) -> list[dict[str, Any]]:
+        """The objects of ``resource`` this pass looks at: all of them, or (scoped) those written
+        since the pass before began and the owners (and their owners) of what was written."""
+        if self._scope is None:
+            return list(self.store.iter(resource))
+        keys: dict[tuple[str, str], None] = {}
+        for touched_resource, namespace, name, old, new in [*self._scope, *self._touched]:
+            if touched_resource is resource:
+                keys[(namespace, name)] = None
+            for obj in (old, new):
+                if obj is not None:
+                    self._owner_keys(obj, resource, keys, 2)
+        found = []
+        for namespace, name in keys:
+            obj = self.store.get(resource, namespace, name)
+            if obj is not None:
+                found.append(obj)
+        return found
+
+    def _owner_keys(
+        self, obj: dict[str, Any], resource: Resource, keys: dict[tuple[str, str], None], depth: int
+    ) -> None:
+        namespace = obj["metadata"].get("namespace", "")
+        for ref in obj["metadata"].get("ownerReferences") or []:
+            owner_resource = WORKLOADS.get(ref.get("kind", ""))
+            if not ref.get("controller") or owner_resource is None:
+                continue
+            owner = self.store.get(owner_resource, namespace, ref.get("name", ""))
+            if owner is None or owner["metadata"].get("uid") != ref.get("uid"):
+                continue
+            if owner_resource is resource:
+                keys[(namespace, owner["metadata"]["name"])] = None
+            if depth > 1:
+                self._owner_keys(owner, resource, keys, depth - 1)
 
     def _owned(self, resource: Resource, owner: dict[str, Any]) -> list[dict[str, Any]]:
         uid = owner["metadata"]["uid"]
@@ -185,7 +299,7 @@ class Controller:
     def _garbage_collect(self) -> bool:
         changed = False
         nodes = {n["metadata"]["name"] for n in self.store.iter(NODE)}
-        for pod in self.store.iter(POD):
+        for pod in self._visit(POD):
             node_name = (pod.get("spec") or {}).get("nodeName")
             if node_name and node_name not in nodes:
                 self._delete(POD, pod, None, "pod-garbage-collector")
@@ -196,7 +310,7 @@ class Controller:
 
     def _deployments(self) -> bool:
         changed = False
-        for deployment in self.store.iter(DEPLOYMENT):
+        for deployment in self._visit(DEPLOYMENT):
             changed |= self._sync_deployment(deployment)
         return changed
 
@@ -324,9 +438,7 @@ class Controller:
         history = spec.get("revisionHistoryLimit", 10)
         retired = sorted(old_sets, key=lambda rs: revisions.get(rs["metadata"]["name"], 0))
         for rs in retired[: max(0, len(retired) - history)]:
-            if not any(
-                meta.controller_uid(p) == rs["metadata"]["uid"] for p in self.store.iter(POD, namespace)
-            ):
+            if not self._owned(POD, rs):
                 self.store.remove(REPLICASET, namespace, rs["metadata"]["name"])
                 changed = True
         annotations = deployment["metadata"].get("annotations") or {}
@@ -348,7 +460,7 @@ class Controller:
 
     def _replicasets(self) -> bool:
         changed = False
-        for replica_set in self.store.iter(REPLICASET):
+        for replica_set in self._visit(REPLICASET):
             desired = replica_set["spec"].get("replicas", 1)
             pods = [p for p in self._owned(POD, replica_set) if is_active(p)]
             if len(pods) < desired:
@@ -382,7 +494,7 @@ class Controller:
 
     def _statefulsets(self) -> bool:
         changed = False
-        for sts in self.store.iter(STATEFULSET):
+        for sts in self._visit(STATEFULSET):
             name = sts["metadata"]["name"]
             desired = sts["spec"].get("replicas", 1)
             revision = f"{name}-{meta.template_hash(sts['spec'].get('template'))}"
@@ -419,7 +531,7 @@ class Controller:
     def _daemonsets(self) -> bool:
         changed = False
         nodes = list(self.store.iter(NODE))
-        for ds in self.store.iter(DAEMONSET):
+        for ds in self._visit(DAEMONSET):
             template = ds["spec"].get("template") or {}
             revision = meta.template_hash(template)
             probe = {
@@ -512,7 +624,7 @@ class Controller:
 
     def _jobs(self) -> bool:
         changed = False
-        for job in self.store.iter(JOB):
+        for job in self._visit(JOB):
             spec = job["spec"]
             pods = self._owned(POD, job)
             if spec.get("suspend"):
@@ -562,13 +674,15 @@ class Controller:
     def _evict_untolerated(self) -> bool:
         changed = False
         now = time.time()
+        pods: list[dict[str, Any]] | None = None
         for node in self.store.iter(NODE):
             taints = [
                 t for t in (node.get("spec") or {}).get("taints") or [] if t.get("effect") == "NoExecute"
             ]
             if not taints:
                 continue
-            for pod in self.store.iter(POD):
+            pods = pods if pods is not None else self._visit(POD)
+            for pod in pods:
                 if (pod.get("spec") or {}).get("nodeName") != node["metadata"]["name"] or not is_active(pod):
                     continue
                 for taint in taints:
@@ -599,25 +713,18 @@ class Controller:
     # ------------------------------------------------------------ scheduler
 
     def usage(self) -> dict[str, NodeUse]:
-        """Requests and IPs of the active pods bound to each node."""
-        usage: dict[str, NodeUse] = {}
-        for pod in self.store.iter(POD):
-            node_name = (pod.get("spec") or {}).get("nodeName")
-            if not node_name or not is_active(pod):
-                continue
-            use = usage.setdefault(node_name, NodeUse())
-            requests = pod_requests(pod)
-            use.cpu_m += requests.cpu_m
-            use.memory += requests.memory
-            use.pods += 1
-            if (pod.get("status") or {}).get("podIP"):
-                use.ips.add(pod["status"]["podIP"])
-        return usage
+        """Requests and IPs of the active pods bound to each node (a copy the caller may change)."""
+        return {
+            node_name: NodeUse(use.cpu_m, use.memory, use.pods, set(self._node_ips.get(node_name, ())))
+            for node_name, use in self._usage.items()
+        }
 
     def _schedule(self) -> bool:
-        pending = [
-            p for p in self.store.iter(POD) if not (p.get("spec") or {}).get("nodeName") and is_active(p)
-        ]
+        pending = []
+        for namespace, name in self._unbound:
+            pod = self.store.get(POD, namespace, name)
+            if pod is not None and is_active(pod):
+                pending.append(pod)
         if not pending:
             return False
         pending.sort(
@@ -791,7 +898,7 @@ class Controller:
         changed = False
         nodes = {n["metadata"]["name"]: n for n in self.store.iter(NODE)}
         usage: dict[str, NodeUse] | None = None
-        for pod in self.store.iter(POD):
+        for pod in self._visit(POD):
             node_name = (pod.get("spec") or {}).get("nodeName")
             status = pod.get("status") or {}
             if not node_name or node_name not in nodes or status.get("phase") in FINISHED:
@@ -826,7 +933,7 @@ class Controller:
 
     def _statuses(self) -> bool:
         changed = False
-        for rs in self.store.iter(REPLICASET):
+        for rs in self._visit(REPLICASET):
             pods = [p for p in self._owned(POD, rs) if is_active(p)]
             ready = sum(1 for p in pods if is_ready(p))
             try:
@@ -843,13 +950,13 @@ class Controller:
                 "observedGeneration": rs["metadata"].get("generation", 1),
             }
             changed |= self._write_status(REPLICASET, rs, status)
-        for deployment in self.store.iter(DEPLOYMENT):
+        for deployment in self._visit(DEPLOYMENT):
             changed |= self._deployment_status(deployment)
-        for sts in self.store.iter(STATEFULSET):
+        for sts in self._visit(STATEFULSET):
             changed |= self._statefulset_status(sts)
-        for ds in self.store.iter(DAEMONSET):
+        for ds in self._visit(DAEMONSET):
             changed |= self._daemonset_status(ds)
-        for job in self.store.iter(JOB):
+        for job in self._visit(JOB):
             changed |= self._job_status(job)
         return changed
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import builtins
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +39,12 @@ class Store:
         self.closed = False
         # owner uid -> (resource, namespace, name) of objects whose ownerReferences name it
         self._owned: dict[str, set[tuple[Resource, str, str]]] = {}
+        # called as (resource, namespace, name, old, new) after every write, under the lock
+        self._observers: builtins.list[Callable[..., None]] = []
+
+    def observe(self, observer: Callable[..., None]) -> None:
+        """Call ``observer(resource, namespace, name, old, new)`` after every put and remove."""
+        self._observers.append(observer)
 
     def next_rv(self) -> int:
         self.rv += 1
@@ -108,6 +114,8 @@ class Store:
                     del self._owned[uid]
         for uid in after - before:
             self._owned.setdefault(uid, set()).add(key)
+        for observer in self._observers:
+            observer(resource, namespace, name, old, new)
 
     def owned_by(
         self, uid: str, resource: Resource | None = None
@@ -132,7 +140,14 @@ class Store:
         with self.lock:
             if rv < self.compacted_rv:
                 return None
-            return [c for c in self._log if c.rv > rv]
+            # The log is in resourceVersion order: walk back only over the changes after ``rv``.
+            newer = []
+            for change in reversed(self._log):
+                if change.rv <= rv:
+                    break
+                newer.append(change)
+            newer.reverse()
+            return newer
 
     def close(self) -> None:
         with self.lock:
