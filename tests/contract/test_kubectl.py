@@ -152,8 +152,15 @@ def test_drain_evicts_pods_which_come_back_on_other_nodes(kubectl):
     try:
         result = kubectl.run("drain", node, "--ignore-daemonsets", "--timeout=20s")
         assert f"node/{node} drained" in result.stdout
-        pods = kubectl.json("get", "pods", "-l", "app=drained")["items"]
-        assert len(pods) == 3 and node not in {p["spec"]["nodeName"] for p in pods}
+        # The replacements are created and bound by the controller after the evictions return.
+        deadline = time.monotonic() + 15
+        while True:
+            pods = kubectl.json("get", "pods", "-l", "app=drained")["items"]
+            placed = [p["spec"].get("nodeName") for p in pods]
+            if (len(pods) == 3 and all(placed)) or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert len(pods) == 3 and all(placed) and node not in placed
     finally:
         kubectl.run("uncordon", node)
 
