@@ -12,10 +12,12 @@ from rest_framework.request import Request
 class StrictLimitOffsetPagination(LimitOffsetPagination):
     def paginate_queryset(self, queryset: Any, request: Request, view: Any = None) -> list[Any] | None:
         for param, minimum in ((self.limit_query_param, 1), (self.offset_query_param, 0)):
-            raw = request.query_params.get(param)
-            if raw is None or raw == "":
+            values = request.query_params.getlist(param)
+            if not values:
                 continue
-            if not raw.isascii() or not raw.isdigit() or int(raw) < minimum:
+            if len(values) > 1:
+                raise ValidationError({param: ["give it once"]})
+            if not values[0].isascii() or not values[0].isdigit() or int(values[0]) < minimum:
                 raise ValidationError({param: [f"must be a whole number of at least {minimum}"]})
         return super().paginate_queryset(queryset, request, view)
 

@@ -113,6 +113,8 @@ API_CASES = {
     ),
     "a page offset that is not a number": ("get", "/api/v1/clusters/?offset=false", None, "offset"),
     "a negative page size": ("get", "/api/v1/workloads/?limit=-5", None, "limit"),
+    "an empty page size": ("get", "/api/v1/audit/?limit=", None, "limit"),
+    "an offset given twice": ("get", "/api/v1/policies/?offset=1&offset=2", None, "offset"),
     "an unknown sort": ("get", "/api/v1/clusters/?sort=shoe-size", None, "sort"),
     "a bad selector": ("get", "/api/v1/clusters/?selector=env%3D%3D%3Dprod", None, "selector"),
     "a join with a garbage kubeconfig": (
