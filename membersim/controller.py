@@ -184,16 +184,21 @@ class Controller:
         with self.store.lock:
             if not self._touched:
                 self._full = True
-            for _ in range(MAX_PASSES):
-                if self._full:
-                    self._full = False
-                    self._touched = []
-                    self._scope = None
-                else:
-                    self._scope, self._touched = self._touched, []
-                if not self._pass():
-                    break
-            self._scope = None
+            try:
+                for _ in range(MAX_PASSES):
+                    if self._full:
+                        self._full = False
+                        self._touched = []
+                        self._scope = None
+                    else:
+                        self._scope, self._touched = self._touched, []
+                    if not self._pass():
+                        break
+            except BaseException:
+                self._full = True  # the writes a failed pass was following must not be forgotten
+                raise
+            finally:
+                self._scope = None
 
     def _pass(self) -> bool:
         changed = self._garbage_collect()

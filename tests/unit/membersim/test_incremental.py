@@ -124,3 +124,24 @@ def test_a_reconcile_with_no_write_since_the_last_one_still_looks_at_every_deplo
     monkeypatch.setattr(cluster.controller, "_sync_deployment", lambda d: synced.append(d) or real(d))
     cluster.controller.reconcile()
     assert sorted(d["metadata"]["name"] for d in synced) == ["d0", "d1", "d2"]
+
+
+def test_after_a_failed_pass_the_next_reconcile_looks_at_everything_again(cluster, monkeypatch):
+    api.create(cluster, DEPLOYMENT, "default", workload("web"), NO_QUERY)
+    real = cluster.controller._pass
+
+    def failing():
+        raise RuntimeError("simulated controller bug")
+
+    stored = cluster.store.get(REPLICASET, "default", cluster.store.list(REPLICASET)[0]["metadata"]["name"])
+    cluster.store.put(REPLICASET, {**stored, "spec": {**stored["spec"], "replicas": 0}})
+    monkeypatch.setattr(cluster.controller, "_pass", failing)
+    with pytest.raises(RuntimeError):
+        cluster.controller.reconcile()
+    monkeypatch.setattr(cluster.controller, "_pass", real)
+    api.create(cluster, DEPLOYMENT, "default", workload("other"), NO_QUERY)
+    web = cluster.store.get(REPLICASET, "default", stored["metadata"]["name"])
+    assert web["spec"]["replicas"] == 1
+    assert (
+        len([p for p in cluster.store.list(POD, "default") if p["metadata"]["labels"]["app"] == "web"]) == 1
+    )
