@@ -6,10 +6,12 @@ import contextlib
 import io
 import json
 import time
+from unittest import mock
 
 import pytest
 import yaml
 from django.core.management import ManagementUtility
+from django.db import connections
 
 from clusters.models import Cluster, LabelConvention
 from karmada_ui.models import AuditEntry
@@ -199,7 +201,13 @@ def run_command(*argv: str) -> tuple[int, str, str]:
     """Run manage.py in this process as the shell would: (exit status, stdout, stderr)."""
     out, err = io.StringIO(), io.StringIO()
     status = 0
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    # run_from_argv closes every database connection when a command ends, as a separate process would;
+    # here that would close the test's own transaction (PostgreSQL refuses to go on), so keep it open.
+    with (
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+        mock.patch.object(connections, "close_all"),
+    ):
         try:
             ManagementUtility(["manage.py", *argv]).execute()
         except SystemExit as exc:
