@@ -1091,12 +1091,17 @@ class Controller:
         return current
 
     def needs_ticks(self) -> bool:
-        """Whether time alone can change something: a NoExecute taint, a deployment waiting for its pods."""
+        """Whether time alone can change something: a NoExecute taint, a deployment waiting for its pods,
+        or pods still waiting for a node (capacity freed by a delete is retried on the next tick)."""
         with self.store.lock:
-            return self.has_no_execute_taints() or any(
-                c.get("type") == "Progressing" and c.get("reason") == "ReplicaSetUpdated"
-                for d in self.store.iter(DEPLOYMENT)
-                for c in (d.get("status") or {}).get("conditions") or []
+            return (
+                bool(self._unbound)
+                or self.has_no_execute_taints()
+                or any(
+                    c.get("type") == "Progressing" and c.get("reason") == "ReplicaSetUpdated"
+                    for d in self.store.iter(DEPLOYMENT)
+                    for c in (d.get("status") or {}).get("conditions") or []
+                )
             )
 
     def _statefulset_status(self, sts: dict[str, Any]) -> bool:
