@@ -32,8 +32,8 @@ from clusters.serializers import (
     TaintSerializer,
     field_error,
 )
-from karmada_ui import audit
-from karmada_ui.roles import ADMIN, OPERATOR, VIEWER
+from core import audit
+from core.roles import ADMIN, OPERATOR, VIEWER
 
 OPERATOR_ACTIONS = {"labels", "bulk_labels"}
 

@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 
 from clusters.labels import TAINT_EFFECTS, LabelSyntaxError, check_labels, key_error, value_error
 from clusters.models import Cluster, ClusterEvent
-from karmada_ui import audit
+from core import audit
 
 UNSCHEDULABLE_TAINT = "cluster.karmada.io/unschedulable"
 CAS_ATTEMPTS = 5

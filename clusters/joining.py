@@ -15,7 +15,7 @@ from clusters.k8s.cleanup import delete_labelled
 from clusters.labels import LabelSyntaxError, check_labels, cluster_name_error
 from clusters.models import Cluster, ClusterEvent, ReadyState
 from clusters.topology import Topology, topology_of
-from karmada_ui import audit
+from core import audit
 
 log = logging.getLogger(__name__)
 

@@ -25,20 +25,13 @@ from clusters.forms import MAX_KUBECONFIG, BulkLabelsForm, ConventionForm, JoinF
 from clusters.joining import JoinError, connection_from_kubeconfig, join_cluster, preview, unjoin_cluster
 from clusters.listing import SORTS, ListQuery, filter_clusters
 from clusters.models import Cluster, ClusterEvent, LabelConvention
-from clusters.placements import (
-    PLACEMENT_SORTS,
-    filter_placements,
-    list_placements,
-    recent_moves,
-    sort_placements,
-)
 from clusters.samples import series
 from clusters.selectors import SelectorError
 from clusters.showlabels import show_labels_table
 from clusters.summary import reasons, worst_first
-from karmada_ui import audit
-from karmada_ui.permissions import role_required
-from karmada_ui.roles import ADMIN, OPERATOR, has_role
+from core import audit
+from core.permissions import role_required
+from core.roles import ADMIN, OPERATOR, has_role
 
 PAGE_SIZE = 50
 CHART_WINDOW = timedelta(hours=1)
@@ -277,55 +270,11 @@ def _detail_context(request: HttpRequest, cluster: Cluster) -> dict[str, Any]:
     }
 
 
-PLACEMENT_COLUMNS = (
-    ("name", gettext_lazy("Workload")),
-    ("desired", gettext_lazy("Desired")),
-    ("ready", gettext_lazy("Ready")),
-)
-
-
-def _workloads_context(request: HttpRequest, cluster: Cluster) -> dict[str, Any]:
-    """The workloads placed on the cluster, filtered (`wq`), sorted (`wsort`) and paginated (`wpage`)."""
-    text = request.GET.get("wq", "").strip()
-    sort = request.GET.get("wsort", "name")
-    sort = sort if sort in PLACEMENT_SORTS else "name"
-    every = list_placements(cluster.name)
-    shown = sort_placements(filter_placements(every, text), sort)
-    page = Paginator(shown, PAGE_SIZE).get_page(request.GET.get("wpage"))
-    columns = []
-    for key, label in PLACEMENT_COLUMNS:
-        active, descending = sort.lstrip("-") == key, sort.startswith("-")
-        target = f"-{key}" if active and not descending else key
-        columns.append(
-            {
-                "key": key,
-                "label": label,
-                "query": urlencode({"wq": text, "wsort": target}),
-                "sorted": ("descending" if descending else "ascending") if active else "none",
-            }
-        )
-    return {
-        "placements": page.object_list,
-        "placements_page": page,
-        "placements_total": len(every),
-        "placements_desired": sum(p.desired or 0 for p in every if p.targeted),
-        "placements_ready": sum(p.ready or 0 for p in every),
-        "placements_query": urlencode({"wq": text, "wsort": sort}),
-        "placement_columns": columns,
-        "wq": text,
-        "wsort": sort,
-    }
-
-
 @require_GET
 def detail(request: HttpRequest, name: str) -> HttpResponse:
     """One cluster's health panel: conditions, charts, taints, labels, API versions, CIDRs, workloads."""
     cluster = get_object_or_404(Cluster, name=name)
-    context = {"cluster": cluster, **_workloads_context(request, cluster)}
-    context["can_edit_labels"] = has_role(request.user, OPERATOR)
-    if request.htmx and request.htmx.target == "cluster-workloads":
-        return render(request, "clusters/_workloads.html", context)
-    context.update(_detail_context(request, cluster))
+    context = {"cluster": cluster, **_detail_context(request, cluster)}
     return render(request, "clusters/detail.html", context)
 
 
@@ -456,7 +405,7 @@ def fleet(request: HttpRequest) -> HttpResponse:
     """Every cluster as a tile, worst first, with why it is unhealthy in words; filter by label selector."""
     events = ClusterEvent.objects.select_related("cluster").exclude(ready="")[:15]
     if request.htmx and request.htmx.target == "fleet-changes":
-        return render(request, "clusters/_changes.html", {"events": events, "moves": recent_moves()})
+        return render(request, "clusters/_changes.html", {"events": events})
     now = timezone.now()
     selector = request.GET.get("selector", "").strip()
     sort = request.GET.get("sort", "worst")
@@ -477,7 +426,6 @@ def fleet(request: HttpRequest) -> HttpResponse:
     }
     if request.htmx and request.htmx.target == "fleet-tiles":
         return render(request, "clusters/_tiles.html", context)
-    context["moves"] = recent_moves()
     return render(request, "clusters/fleet.html", context)
 
 

@@ -13,7 +13,7 @@ from karmada_ui import views
 api_v1 = [
     path("auth/token/", obtain_auth_token, name="api-token"),
     path("", include("clusters.api_urls")),
-    path("", include("scheduling.api_urls")),
+    path("", include("scheduling.api.urls")),
     path("", include("observability.api_urls")),
 ]
 

@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from karmada_ui.roles import ADMIN, OPERATOR
+from core.roles import ADMIN, OPERATOR
 from observability.export import FILENAMES, FORMATS, NAMESPACE, PROMETHEUS, export_yaml
 from observability.forms import check_matchers, check_receiver, create_silence, parse_emails, silence_seconds
 from observability.models import Alert, AlertState, Delivery, Receiver, Silence

@@ -11,7 +11,7 @@ from django.core.validators import validate_email
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from karmada_ui.env import parse_duration
+from core.env import parse_duration
 from observability.models import Receiver, ReceiverKind, Silence
 
 LABEL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

@@ -12,8 +12,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from karmada_ui.permissions import role_required
-from karmada_ui.roles import ADMIN, OPERATOR, has_role
+from core.permissions import role_required
+from core.roles import ADMIN, OPERATOR, has_role
 from observability.expr import format_duration
 from observability.forms import ReceiverForm, SilenceForm
 from observability.models import Alert, AlertState, Delivery, Receiver, Silence

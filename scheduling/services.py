@@ -8,14 +8,14 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from karmada_ui import audit
+from core import audit
 from scheduling import tasks
-from scheduling.documents import ApplyResult, apply_documents, parse_yaml
+from scheduling.controllers.apply import ApplyResult, apply_documents, parse_yaml
 from scheduling.models import PropagationPolicy, ResourceBinding, ResourceTemplate
 
 
 def apply_yaml(text: str, user: Any = None) -> ApplyResult:
-    """Apply multi-document YAML in one transaction; raise DocumentError naming the bad document.
+    """Apply multi-document YAML in one transaction; raise ApplyError naming the bad document.
 
     After the commit the detector runs: over every template when a policy changed, else over the
     templates that changed.

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.db import transaction
 
-from karmada_ui import audit
+from core import audit
 from scheduling import services
 from scheduling.editor import inventory, policy
 from scheduling.editor.document import dump_yaml
@@ -15,7 +15,7 @@ from scheduling.editor.whatif import WhatIf, build_whatif
 
 
 def apply_policy(doc: dict[str, Any], user: Any) -> WhatIf:
-    """Apply ``doc`` (DocumentError when the control plane refuses it); returns the what-if it acted on."""
+    """Apply ``doc`` (ApplyError when the control plane refuses it); returns the what-if it acted on."""
     kind = str(doc.get("kind"))
     meta = policy.metadata(doc)
     namespace = "" if policy.is_cluster_scoped(doc) else str(meta.get("namespace") or "")

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from scheduling.editor.preview import WorkloadInput
-from scheduling.interpreter import workload_of
+from scheduling.controllers.planner_inputs import load_snapshots, planner_binding
+from scheduling.editor.live_preview import WorkloadInput
+from scheduling.karmada.interpreter import workload_of
 from scheduling.models import ResourceBinding, ResourceTemplate
 from scheduling.planner import Binding, ClusterSnapshot, InputError
-from scheduling.scheduler import load_snapshots, planner_binding
 
 
 def fleet() -> list[ClusterSnapshot]:

@@ -15,19 +15,19 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from clusters.conventions import lint_selector, load_rules
-from karmada_ui.permissions import role_required
-from karmada_ui.roles import OPERATOR
-from scheduling.documents import DocumentError
+from core.permissions import role_required
+from core.roles import OPERATOR
+from scheduling.controllers.apply import ApplyError
+from scheduling.controllers.export import propagation_policy_document
 from scheduling.editor import drill as drilling
 from scheduling.editor import inventory, policy
 from scheduling.editor.applying import apply_policy
+from scheduling.editor.checks import validate_policy
 from scheduling.editor.document import dump_yaml
+from scheduling.editor.live_preview import WorkloadInput, build_preview
 from scheduling.editor.models import PolicyDraft
-from scheduling.editor.preview import WorkloadInput, build_preview
 from scheduling.editor.state import FORM, SLOT_NAMES, YAML, EditorInput, form_slots, read_editor
-from scheduling.editor.validation import validate_policy
 from scheduling.editor.whatif import build_whatif, capture
-from scheduling.exporting import propagation_policy_document
 from scheduling.models import (
     CLUSTER_PROPAGATION_POLICY,
     PROPAGATION_POLICY,
@@ -252,7 +252,7 @@ def policy_apply(request: HttpRequest) -> HttpResponse:
         return HttpResponseBadRequest(_("The policy is not valid: %(problems)s") % {"problems": text})
     try:
         outcome = apply_policy(doc, request.user)
-    except DocumentError as exc:
+    except ApplyError as exc:
         return HttpResponseBadRequest(_("The control plane refused the policy: %(reason)s") % {"reason": exc})
     kind, namespace, name = _identity(doc)
     messages.success(

@@ -8,13 +8,13 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from scheduling import detector
+from scheduling.controllers import detector
 from scheduling.editor import inventory, policy
-from scheduling.editor.preview import Preview, build_preview
-from scheduling.interpreter import workload_of
+from scheduling.editor.live_preview import Preview, build_preview
+from scheduling.karmada.interpreter import workload_of
+from scheduling.karmada.webhooks import default_propagation_spec
 from scheduling.models import PropagationPolicy, ResourceTemplate
 from scheduling.planner import ClusterSnapshot, InputError
-from scheduling.validation import default_propagation_spec
 
 
 @dataclass

@@ -69,6 +69,7 @@ from .model import (
     TargetCluster,
     parse_resources,
 )
+from .pipeline import plan
 from .placement import (
     DIVISION_ANNOTATION,
     LARGEST_REMAINDER,
@@ -77,11 +78,10 @@ from .placement import (
     Placement,
     division_method_from_annotations,
 )
+from .placement_validation import validate_placement
 from .quantity import QuantityError, parse_quantity
 from .resource_models import ResourceModel
-from .scheduler import plan
 from .taints import Taint, Toleration
-from .validation import validate_placement
 
 __all__ = [
     "DIVISION_ANNOTATION",

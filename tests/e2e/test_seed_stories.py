@@ -9,7 +9,8 @@ from django.utils import timezone
 from clusters.collector import Clock
 from clusters.editing import add_taint
 from clusters.k8s import objects
-from scheduling import names, rescheduling
+from scheduling.controllers import rescheduling
+from scheduling.karmada import names
 from scheduling.models import Event, ResourceBinding
 from scheduling.services import apply_yaml
 from tests.support.members import converge
@@ -235,7 +236,7 @@ def test_a_tolerated_no_execute_taint_evicts_only_after_toleration_seconds(fleet
     add_taint(fleet.cluster("shanghai").pk, "maintenance", "", "NoExecute")
     converge(rounds=1)
     assert "shanghai" in ResourceBinding.objects.get().target_replicas()
-    from scheduling import failover
+    from scheduling.controllers import failover
 
     assert failover.run_taint_manager(timezone.now() + timedelta(seconds=61))
     assert "shanghai" not in ResourceBinding.objects.get().target_replicas()

@@ -14,7 +14,7 @@ from django.core.management import ManagementUtility
 from django.db import connections
 
 from clusters.models import Cluster, LabelConvention
-from karmada_ui.models import AuditEntry
+from core.models import AuditEntry
 from membersim import ClusterSpec
 from observability.models import Receiver, Silence
 from scheduling.models import PropagationPolicy, ResourceTemplate

@@ -176,7 +176,7 @@ def test_the_openapi_schema_documents_the_cluster_endpoints(admin_api):
 
 
 def test_every_change_is_in_the_audit_log_with_who_made_it(admin_api, admin_user, sim):
-    from karmada_ui.models import AuditEntry
+    from core.models import AuditEntry
 
     join(admin_api, sim, "beijing", {"env": "prod"})
     admin_api.patch("/api/v1/clusters/beijing/labels/", {"set": {"tier": "gold"}}, format="json")

@@ -9,7 +9,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from karmada_ui.models import AuditEntry
+from core.models import AuditEntry
 from membersim import ClusterSpec, Simulator
 from scheduling.editor.formstate import form_from_policy
 from scheduling.editor.models import PolicyDraft

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from django.urls import reverse
 
-from karmada_ui.models import AuditEntry
+from core.models import AuditEntry
 from scheduling.models import PropagationPolicy, ResourceBinding, ResourceTemplate
 from scheduling.services import apply_yaml
 from tests.support.members import converge

@@ -5,7 +5,7 @@ import math
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from karmada_ui.env import email_url_parts, env_duration
+from core.env import email_url_parts, env_duration
 from observability.expr import Arithmetic, Compare, Increase, Metric, SumBy, format_duration, labels_of
 from observability.rules import fill_template
 

@@ -2,10 +2,10 @@
 
 from datetime import UTC, datetime
 
-from scheduling.failover import conditions_hold, eviction_time
+from scheduling.controllers.failover import conditions_hold, eviction_time
+from scheduling.controllers.rescheduling import Heat, replicas_to_shed
+from scheduling.karmada.webhooks import parse_duration
 from scheduling.planner import Toleration
-from scheduling.rescheduling import Heat, replicas_to_shed
-from scheduling.validation import parse_duration
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 ADDED = "2026-11-30T08:59:00Z"

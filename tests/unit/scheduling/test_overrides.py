@@ -4,8 +4,8 @@ import copy
 
 import pytest
 
-from scheduling.karmada_yaml import Workload
-from scheduling.overrides import Image, OverrideError, OverrideSource, apply_overrides, patch
+from scheduling.karmada.documents import Workload
+from scheduling.karmada.overrides import Image, OverrideError, OverrideSource, apply_overrides, patch
 from scheduling.planner import ClusterSnapshot
 
 DEPLOYMENT = {
