@@ -18,7 +18,6 @@ from clusters.editing import SpecError, StaleResourceVersion
 from clusters.joining import JoinError, connection_from_kubeconfig, join_cluster, unjoin_cluster
 from clusters.listing import SORTS, ListQuery, filter_clusters
 from clusters.models import Cluster, LabelConvention
-from clusters.selectors import SelectorError
 from clusters.serializers import (
     BulkLabelsSerializer,
     ClusterSerializer,
@@ -34,6 +33,7 @@ from clusters.serializers import (
 )
 from core import audit
 from core.roles import ADMIN, OPERATOR, VIEWER
+from kubesyntax.selectors import SelectorError
 
 OPERATOR_ACTIONS = {"labels", "bulk_labels"}
 

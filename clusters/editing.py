@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from clusters.labels import TAINT_EFFECTS, LabelSyntaxError, check_labels, key_error, value_error
 from clusters.models import Cluster, ClusterEvent
 from core import audit
+from kubesyntax.labels import LabelSyntaxError, check_labels
+from kubesyntax.names import label_key_error
+from kubesyntax.taints import EFFECTS, NO_EXECUTE, NO_SCHEDULE, Taint, taint_errors
 
 UNSCHEDULABLE_TAINT = "cluster.karmada.io/unschedulable"
 CAS_ATTEMPTS = 5
@@ -103,8 +103,8 @@ def check_label_patch(set_: dict[str, str] | None, remove: list[str] | tuple[str
     """Validate a label patch before it is applied anywhere (so a bulk edit is all or nothing)."""
     additions = _checked_labels(set_ or {})
     for key in remove:
-        if key_error(key):
-            raise SpecError("remove", str(key_error(key)))
+        if label_key_error(key):
+            raise SpecError("remove", str(label_key_error(key)))
     if not additions and not remove:
         raise SpecError("set", _("Nothing to change: give labels to set or keys to remove."))
     return additions
@@ -139,27 +139,12 @@ def format_labels(labels: dict[str, str]) -> str:
     return ",".join(f"{k}={v}" for k, v in sorted(labels.items()))
 
 
-@dataclass(frozen=True)
-class Taint:
-    key: str
-    value: str
-    effect: str
-    time_added: datetime | None = None
-
-    def as_dict(self) -> dict[str, str]:
-        data = {"key": self.key, "value": self.value, "effect": self.effect}
-        if self.time_added is not None:
-            data["timeAdded"] = self.time_added.isoformat().replace("+00:00", "Z")
-        return data
-
-
 def check_taint(key: str, value: str, effect: str) -> None:
-    if key_error(key):
-        raise SpecError("key", str(key_error(key)))
-    if value_error(value):
-        raise SpecError("value", str(value_error(value)))
-    if effect not in TAINT_EFFECTS:
-        raise SpecError("effect", _("The effect must be one of %(e)s.") % {"e": ", ".join(TAINT_EFFECTS)})
+    """Kubernetes' rules for one taint; SpecError names the first field at fault."""
+    for field, reason in taint_errors(key, value, effect):
+        if field == "effect":
+            reason = _("The effect must be one of %(e)s.") % {"e": ", ".join(EFFECTS)}
+        raise SpecError(field, reason)
 
 
 def with_taint(taints: list[dict[str, Any]], taint: Taint) -> list[dict[str, Any]]:
@@ -183,12 +168,12 @@ def add_taint(
     """Add a taint; NoExecute taints record when they were added (tolerationSeconds count from then)."""
     check_taint(key, value, effect)
     now = timezone.now().replace(microsecond=0)
-    taint = Taint(key, value, effect, now if effect == "NoExecute" else None)
+    taint = Taint(key, value, effect, now if effect == NO_EXECUTE else None)
     return update_spec(
         cluster_id,
         lambda c: {"taints": with_taint(c.taints, taint)},
         expected_version,
-        event=("TaintAdded", _("Taint %(t)s added") % {"t": describe_taint(taint.as_dict())}),
+        event=("TaintAdded", _("Taint %(t)s added") % {"t": taint}),
         user=user,
     )
 
@@ -202,8 +187,8 @@ def remove_taint(
 ) -> Cluster:
     if not key:
         raise SpecError("key", _("Name the taint key to remove."))
-    if effect is not None and effect not in TAINT_EFFECTS:
-        raise SpecError("effect", _("The effect must be one of %(e)s.") % {"e": ", ".join(TAINT_EFFECTS)})
+    if effect is not None and effect not in EFFECTS:
+        raise SpecError("effect", _("The effect must be one of %(e)s.") % {"e": ", ".join(EFFECTS)})
     what = f"{key}:{effect}" if effect else key
     return update_spec(
         cluster_id,
@@ -216,13 +201,13 @@ def remove_taint(
 
 def cordon(cluster_id: int, user: Any = None) -> Cluster:
     """Stop new scheduling to the cluster, as `karmadactl cordon` does."""
-    return add_taint(cluster_id, UNSCHEDULABLE_TAINT, "", "NoSchedule", user=user)
+    return add_taint(cluster_id, UNSCHEDULABLE_TAINT, "", NO_SCHEDULE, user=user)
 
 
 def uncordon(cluster_id: int, user: Any = None) -> Cluster:
-    return remove_taint(cluster_id, UNSCHEDULABLE_TAINT, "NoSchedule", user=user)
+    return remove_taint(cluster_id, UNSCHEDULABLE_TAINT, NO_SCHEDULE, user=user)
 
 
 def describe_taint(taint: dict[str, Any]) -> str:
-    value = taint.get("value") or ""
-    return f"{taint.get('key')}{'=' + value if value else ''}:{taint.get('effect')}"
+    """A stored taint as kubectl writes it: `key=value:effect`."""
+    return str(Taint(str(taint.get("key")), taint.get("value") or "", str(taint.get("effect"))))

@@ -12,10 +12,11 @@ from django.utils.translation import gettext as _
 
 from clusters import k8s
 from clusters.k8s.cleanup import delete_labelled
-from clusters.labels import LabelSyntaxError, check_labels, cluster_name_error
 from clusters.models import Cluster, ClusterEvent, ReadyState
+from clusters.names import cluster_name_error
 from clusters.topology import Topology, topology_of
 from core import audit
+from kubesyntax.labels import LabelSyntaxError, check_labels
 
 log = logging.getLogger(__name__)
 

@@ -26,12 +26,12 @@ from clusters.joining import JoinError, connection_from_kubeconfig, join_cluster
 from clusters.listing import SORTS, ListQuery, filter_clusters
 from clusters.models import Cluster, ClusterEvent, LabelConvention
 from clusters.samples import series
-from clusters.selectors import SelectorError
 from clusters.showlabels import show_labels_table
 from clusters.summary import reasons, worst_first
 from core import audit
 from core.permissions import role_required
 from core.roles import ADMIN, OPERATOR, has_role
+from kubesyntax.selectors import SelectorError
 
 PAGE_SIZE = 50
 CHART_WINDOW = timedelta(hours=1)

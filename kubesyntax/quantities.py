@@ -55,11 +55,11 @@ def _suffix(text: str, suffix: str) -> tuple[Fraction, str]:
     if EXPONENT.match(suffix):
         exponent = int(suffix[1:])
         if abs(exponent) > MAX_EXPONENT:
-            raise QuantityError(f"{text!r}: the exponent is out of range")
+            raise QuantityError(f"not a quantity: {text!r} has an exponent out of range")
         return Fraction(10) ** exponent, DECIMAL_EXPONENT
     raise QuantityError(
-        f"{text!r}: unknown suffix {suffix!r} (use one of n, u, m, k, M, G, T, P, E, Ki, Mi, Gi, Ti, Pi, Ei "
-        "or an exponent such as e3)"
+        f"not a quantity: {text!r} has an unknown suffix {suffix!r} (use one of n, u, m, k, M, G, T, P, E, "
+        "Ki, Mi, Gi, Ti, Pi, Ei or an exponent such as e3)"
     )
 
 
@@ -69,7 +69,7 @@ def parse_quantity(text: str) -> Quantity:
         raise QuantityError(f"not a quantity: {text!r}")
     match = QUANTITY.match(text)
     if not match:
-        raise QuantityError(f"{text!r} is not a quantity such as 500m, 2, 1.5Gi or 1e3")
+        raise QuantityError(f"not a quantity: {text!r} (write it as 500m, 2, 1.5Gi or 1e3)")
     multiplier, fmt = _suffix(text, match["suffix"])
     magnitude = Fraction(match["number"]) * multiplier
     # As Kubernetes: any amount asked for is at least 1n, so a tiny request is never zero.

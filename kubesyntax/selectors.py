@@ -142,7 +142,7 @@ class Expression:
         return self.requirement().matches(labels)
 
     def __str__(self) -> str:
-        if not self.values and self.operator in ("Exists", "DoesNotExist"):
+        if self.operator in ("Exists", "DoesNotExist"):
             return f"{self.key} {self.operator}"
         return f"{self.key} {self.operator} ({', '.join(self.values)})"
 

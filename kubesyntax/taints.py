@@ -82,6 +82,8 @@ def _string(data: dict[str, Any], name: str) -> str:
 
 def taint_from_dict(data: Any) -> Taint:
     """A taint as the API writes it ({key, value, effect}); the key is required, the effect one of three."""
+    if data is None:
+        raise TaintError("", "is required")
     if not isinstance(data, dict):
         raise TaintError("", "must be an object")
     key = _string(data, "key")
@@ -95,6 +97,8 @@ def taint_from_dict(data: Any) -> Taint:
 
 def toleration_from_dict(data: Any) -> Toleration:
     """A toleration as the API writes it; tolerationSeconds a whole number (3.0 is read as 3)."""
+    if data is None:
+        raise TaintError("", "is required")
     if not isinstance(data, dict):
         raise TaintError("", "must be an object")
     seconds = data.get("tolerationSeconds")
@@ -121,7 +125,7 @@ def taint_errors(key: str, value: str, effect: str) -> list[tuple[str, str]]:
     if reason:
         errors.append(("value", reason))
     if effect not in EFFECTS:
-        errors.append(("effect", f"the effect must be one of {', '.join(EFFECTS)}, not {effect!r}"))
+        errors.append(("effect", f"must be one of {', '.join(EFFECTS)}, not {effect!r}"))
     return errors
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import timedelta
 
@@ -11,7 +12,7 @@ from django.core.validators import validate_email
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from core.env import parse_duration
+from kubesyntax.durations import DurationError, parse_duration
 from observability.models import Receiver, ReceiverKind, Silence
 
 LABEL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -47,12 +48,12 @@ def parse_matchers(text: str) -> dict[str, str]:
 
 def silence_seconds(text: str) -> int:
     try:
-        seconds = parse_duration(text)
-    except ValueError as exc:
+        seconds = parse_duration(text.strip(), days=True)
+    except DurationError as exc:
         raise ValidationError(_("Use a duration such as 30m, 2h or 1d.")) from exc
     if not 0 < seconds <= MAX_SILENCE:
         raise ValidationError(_("A silence lasts more than 0 seconds and at most 30 days."))
-    return seconds
+    return math.ceil(seconds)
 
 
 def create_silence(matchers: dict[str, str], seconds: int, comment: str, user) -> Silence:

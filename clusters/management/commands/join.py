@@ -7,7 +7,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from clusters.joining import JoinError, connection_from_kubeconfig, join_cluster
-from clusters.labels import LabelSyntaxError, parse_assignment
+from kubesyntax.labels import LabelSyntaxError, parse_assignment
 
 
 class Command(BaseCommand):
