@@ -16,7 +16,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.roles import ADMIN, OPERATOR
-from observability.export import FILENAMES, FORMATS, NAMESPACE, PROMETHEUS, export_yaml
+from kubesyntax.names import dns_label_error
+from observability.export import FILENAMES, FORMATS, PROMETHEUS, export_yaml
 from observability.forms import check_matchers, check_receiver, create_silence, parse_emails, silence_seconds
 from observability.models import Alert, AlertState, Delivery, Receiver, Silence
 from observability.networking import as_data, fleet_report
@@ -55,7 +56,7 @@ class AlertRulesExport(APIView):
         if fmt not in FORMATS:
             raise ValidationError({"format": [f"must be one of {', '.join(FORMATS)}, not {fmt!r}"]})
         namespace = request.query_params.get("namespace", "")
-        if namespace and not NAMESPACE.match(namespace):
+        if namespace and dns_label_error(namespace):
             raise ValidationError({"namespace": ["must be a lower-case DNS label, e.g. monitoring"]})
         return rules_download(fmt, namespace)
 
