@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-ARRAY_INDEX = re.compile(r"^(0|[1-9][0-9]*)$")
+ARRAY_INDEX = re.compile(r"(0|[1-9][0-9]*)")
 
 
 class PointerError(ValueError):
@@ -38,7 +38,7 @@ def array_index(token: str, length: int, pointer: str, end_allowed: bool = False
     """The array position `token` names: digits without leading zeros, or `-` (past the end) if allowed."""
     if token == "-" and end_allowed:
         return length
-    if not ARRAY_INDEX.match(token):
+    if not ARRAY_INDEX.fullmatch(token):
         raise PointerError(f"{pointer}: {token!r} is not an array index")
     index = int(token)
     if index > length or (index == length and not end_allowed):

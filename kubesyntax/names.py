@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-NAME_PART = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
-DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+NAME_PART = re.compile(r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")
+DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 DNS_LABEL_MAX = 63
 DNS_SUBDOMAIN_MAX = 253
 NAME_PART_MAX = 63
@@ -19,7 +19,7 @@ def dns_label_error(name: str, max_length: int = DNS_LABEL_MAX, what: str = "a n
         return f"{what} must not be empty"
     if len(name) > max_length:
         return f"{name!r}: {what} must be at most {max_length} characters"
-    if not DNS_LABEL.match(name):
+    if not DNS_LABEL.fullmatch(name):
         return (
             f"{name!r}: {what} must consist of lowercase letters, digits and '-', "
             "and start and end with a letter or digit"
@@ -33,7 +33,7 @@ def dns_subdomain_error(name: str, what: str = "a name") -> str | None:
         return f"{what} must not be empty"
     if len(name) > DNS_SUBDOMAIN_MAX:
         return f"{name[:20]!r}…: {what} must be at most {DNS_SUBDOMAIN_MAX} characters"
-    if not DNS_SUBDOMAIN.match(name):
+    if not DNS_SUBDOMAIN.fullmatch(name):
         return (
             f"{name!r}: {what} must be a DNS subdomain: lowercase letters, digits, '-' and '.', "
             "each dot-separated part starting and ending with a letter or digit"
@@ -51,7 +51,7 @@ def label_key_error(key: str) -> str | None:
             return f"{key!r}: the prefix before '/' must not be empty"
         if len(prefix) > DNS_SUBDOMAIN_MAX:
             return f"{key!r}: the prefix must be at most {DNS_SUBDOMAIN_MAX} characters"
-        if not DNS_SUBDOMAIN.match(prefix):
+        if not DNS_SUBDOMAIN.fullmatch(prefix):
             return (
                 f"{key!r}: the prefix must be a DNS subdomain "
                 "(lowercase letters, digits, '-' and '.', starting and ending with a letter or digit)"
@@ -60,7 +60,7 @@ def label_key_error(key: str) -> str | None:
         return f"{key!r}: the name after the prefix must not be empty"
     if len(name) > NAME_PART_MAX:
         return f"{key!r}: the name part must be at most {NAME_PART_MAX} characters"
-    if not NAME_PART.match(name):
+    if not NAME_PART.fullmatch(name):
         return (
             f"{key!r}: the name must consist of letters, digits, '-', '_' or '.', "
             "and start and end with a letter or digit"
@@ -74,7 +74,7 @@ def label_value_error(value: str) -> str | None:
         return None
     if len(value) > LABEL_VALUE_MAX:
         return f"{value[:20]!r}…: a label value must be at most {LABEL_VALUE_MAX} characters"
-    if not NAME_PART.match(value):
+    if not NAME_PART.fullmatch(value):
         return (
             f"{value!r}: a label value must consist of letters, digits, '-', '_' or '.', "
             "and start and end with a letter or digit"

@@ -14,9 +14,9 @@ SUFFIX_OF_EXPONENT = {exponent: suffix for suffix, exponent in DECIMAL_SUFFIXES.
 SUFFIX_OF_POWER = {power // 10: suffix for suffix, power in BINARY_SUFFIXES.items()}
 # <signedNumber><suffix> as in the Quantity documentation; the number needs a digit on one side of the dot.
 QUANTITY = re.compile(
-    r"^(?P<sign>[+-]?)(?P<number>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?P<suffix>[A-Za-z]*[+-]?[0-9]*)$"
+    r"(?P<sign>[+-]?)(?P<number>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?P<suffix>[A-Za-z]*[+-]?[0-9]*)"
 )
-EXPONENT = re.compile(r"^[eE][+-]?[0-9]+$")
+EXPONENT = re.compile(r"[eE][+-]?[0-9]+")
 # Far beyond any real quantity; keeps exact arithmetic on 10**exponent cheap.
 MAX_EXPONENT = 1000
 NANO = Fraction(1, 10**9)
@@ -52,7 +52,7 @@ def _suffix(text: str, suffix: str) -> tuple[Fraction, str]:
         return Fraction(10) ** DECIMAL_SUFFIXES[suffix], DECIMAL_SI
     if suffix in BINARY_SUFFIXES:
         return Fraction(2 ** BINARY_SUFFIXES[suffix]), BINARY_SI
-    if EXPONENT.match(suffix):
+    if EXPONENT.fullmatch(suffix):
         exponent = int(suffix[1:])
         if abs(exponent) > MAX_EXPONENT:
             raise QuantityError(f"not a quantity: {text!r} has an exponent out of range")
@@ -67,7 +67,7 @@ def parse_quantity(text: str) -> Quantity:
     """Kubernetes' ParseQuantity: no spaces; below 1n rounds up to 1n; binary amounts cap at 2^63-1."""
     if not isinstance(text, str):
         raise QuantityError(f"not a quantity: {text!r}")
-    match = QUANTITY.match(text)
+    match = QUANTITY.fullmatch(text)
     if not match:
         raise QuantityError(f"not a quantity: {text!r} (write it as 500m, 2, 1.5Gi or 1e3)")
     multiplier, fmt = _suffix(text, match["suffix"])

@@ -27,7 +27,7 @@ from kubesyntax.selectors import (
 # anything else up to a separator or an operator character is one word (a key, a value, `in`, `notin`).
 WHITESPACE = " \t\r\n"
 TOKEN = re.compile(r"[ \t\r\n]*(?:(?P<op>==|!=|=|!|\(|\)|,|<|>)|(?P<word>[^ \t\r\n!=(),<>]+))")
-BOUND = re.compile(r"^[0-9]+$")
+BOUND = re.compile(r"[0-9]+")
 EXACT = {"=": EQUALS, "==": DOUBLE_EQUALS, "!=": NOT_EQUALS}
 
 Token = tuple[str, str, int]  # (kind "op" or "word", text, position)
@@ -142,7 +142,7 @@ class _Parser:
             raise SelectorError(f"{operator!r} needs a whole number", where)
         self.take()
         _value(token[1], token[2])
-        if not BOUND.match(token[1]) or int(token[1]) > INT64_MAX:
+        if not BOUND.fullmatch(token[1]) or int(token[1]) > INT64_MAX:
             raise SelectorError(f"{operator!r} needs a whole number", token[2])
         return token[1]
 

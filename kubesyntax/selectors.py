@@ -15,7 +15,7 @@ IN, NOT_IN, EXISTS, DOES_NOT_EXIST, GT, LT = "in", "notin", "exists", "!", "gt",
 LABEL_OPERATORS = {"In": IN, "NotIn": NOT_IN, "Exists": EXISTS, "DoesNotExist": DOES_NOT_EXIST}
 NODE_OPERATORS = {**LABEL_OPERATORS, "Gt": GT, "Lt": LT}
 # strconv.ParseInt(value, 10, 64): an optional sign, decimal digits, within int64.
-INTEGER = re.compile(r"^[+-]?[0-9]+$")
+INTEGER = re.compile(r"[+-]?[0-9]+")
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
@@ -30,7 +30,7 @@ class SelectorError(ValueError):
 
 def parse_int64(text: str) -> int | None:
     """The value of `text` as strconv.ParseInt reads it in base 10, or None."""
-    if not INTEGER.match(text):
+    if not INTEGER.fullmatch(text):
         return None
     value = int(text)
     return value if INT64_MIN <= value <= INT64_MAX else None
