@@ -13,32 +13,41 @@ NAME_PART_MAX = 63
 LABEL_VALUE_MAX = 63
 
 
+LOWERCASE_RULE = "consist of lowercase letters, digits and '-', and start and end with a letter or digit"
+SUBDOMAIN_RULE = (
+    "be a DNS subdomain: lowercase letters, digits, '-' and '.', "
+    "each dot-separated part starting and ending with a letter or digit"
+)
+NAME_RULE = "consist of letters, digits, '-', '_' or '.', and start and end with a letter or digit"
+
+
+def _shown(text: str) -> str:
+    return repr(text) if len(text) <= 40 else f"{text[:20]!r}…"
+
+
+def _error(
+    text: str, shown: str, what: str, max_length: int, pattern: re.Pattern[str], rule: str
+) -> str | None:
+    """Why `text` is longer than `max_length` or does not match `pattern` (which `rule` says in words)."""
+    if len(text) > max_length:
+        return f"{shown}: {what} must be at most {max_length} characters"
+    if not pattern.fullmatch(text):
+        return f"{shown}: {what} must {rule}"
+    return None
+
+
 def dns_label_error(name: str, max_length: int = DNS_LABEL_MAX, what: str = "a name") -> str | None:
     """Why `name` is not a DNS-1123 label (namespaces, cluster names), or None when it is."""
     if not name:
         return f"{what} must not be empty"
-    if len(name) > max_length:
-        return f"{name!r}: {what} must be at most {max_length} characters"
-    if not DNS_LABEL.fullmatch(name):
-        return (
-            f"{name!r}: {what} must consist of lowercase letters, digits and '-', "
-            "and start and end with a letter or digit"
-        )
-    return None
+    return _error(name, _shown(name), what, max_length, DNS_LABEL, LOWERCASE_RULE)
 
 
 def dns_subdomain_error(name: str, what: str = "a name") -> str | None:
     """Why `name` is not a DNS-1123 subdomain (most object names), or None when it is."""
     if not name:
         return f"{what} must not be empty"
-    if len(name) > DNS_SUBDOMAIN_MAX:
-        return f"{name[:20]!r}…: {what} must be at most {DNS_SUBDOMAIN_MAX} characters"
-    if not DNS_SUBDOMAIN.fullmatch(name):
-        return (
-            f"{name!r}: {what} must be a DNS subdomain: lowercase letters, digits, '-' and '.', "
-            "each dot-separated part starting and ending with a letter or digit"
-        )
-    return None
+    return _error(name, _shown(name), what, DNS_SUBDOMAIN_MAX, DNS_SUBDOMAIN, SUBDOMAIN_RULE)
 
 
 def label_key_error(key: str) -> str | None:
@@ -46,37 +55,19 @@ def label_key_error(key: str) -> str | None:
     if not key:
         return "a label key must not be empty"
     prefix, slash, name = key.rpartition("/")
+    if slash and not prefix:
+        return f"{_shown(key)}: the prefix before '/' must not be empty"
     if slash:
-        if not prefix:
-            return f"{key!r}: the prefix before '/' must not be empty"
-        if len(prefix) > DNS_SUBDOMAIN_MAX:
-            return f"{key!r}: the prefix must be at most {DNS_SUBDOMAIN_MAX} characters"
-        if not DNS_SUBDOMAIN.fullmatch(prefix):
-            return (
-                f"{key!r}: the prefix must be a DNS subdomain "
-                "(lowercase letters, digits, '-' and '.', starting and ending with a letter or digit)"
-            )
+        reason = _error(prefix, _shown(key), "the prefix", DNS_SUBDOMAIN_MAX, DNS_SUBDOMAIN, SUBDOMAIN_RULE)
+        if reason:
+            return reason
     if not name:
-        return f"{key!r}: the name after the prefix must not be empty"
-    if len(name) > NAME_PART_MAX:
-        return f"{key!r}: the name part must be at most {NAME_PART_MAX} characters"
-    if not NAME_PART.fullmatch(name):
-        return (
-            f"{key!r}: the name must consist of letters, digits, '-', '_' or '.', "
-            "and start and end with a letter or digit"
-        )
-    return None
+        return f"{_shown(key)}: the name after the prefix must not be empty"
+    return _error(name, _shown(key), "the name", NAME_PART_MAX, NAME_PART, NAME_RULE)
 
 
 def label_value_error(value: str) -> str | None:
     """Why `value` is not a label value (the empty value is one), or None when it is."""
     if value == "":
         return None
-    if len(value) > LABEL_VALUE_MAX:
-        return f"{value[:20]!r}…: a label value must be at most {LABEL_VALUE_MAX} characters"
-    if not NAME_PART.fullmatch(value):
-        return (
-            f"{value!r}: a label value must consist of letters, digits, '-', '_' or '.', "
-            "and start and end with a letter or digit"
-        )
-    return None
+    return _error(value, _shown(value), "a label value", LABEL_VALUE_MAX, NAME_PART, NAME_RULE)
