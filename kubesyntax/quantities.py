@@ -37,14 +37,6 @@ class Quantity:
     def __str__(self) -> str:
         return canonical(self.amount, self.format)
 
-    def value(self) -> int:
-        """Kubernetes Quantity.Value: whole units, rounded up away from zero."""
-        return whole_units(self.amount)
-
-    def milli_value(self) -> int:
-        """Kubernetes Quantity.MilliValue: thousandths, rounded up away from zero."""
-        return milli_units(self.amount)
-
 
 def _suffix(text: str, suffix: str) -> tuple[Fraction, str]:
     """The multiplier and the format a suffix stands for."""

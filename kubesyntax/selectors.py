@@ -90,10 +90,6 @@ class Selector:
     def empty(self) -> bool:
         return not self.requirements
 
-    @property
-    def keys(self) -> list[str]:
-        return list(dict.fromkeys(requirement.key for requirement in self.requirements))
-
     def __str__(self) -> str:
         return ",".join(str(requirement) for requirement in self.requirements)
 
