@@ -88,7 +88,7 @@ def _field(operation: Mapping[str, Any], name: str, number: int) -> Any:
     return operation[name]
 
 
-def apply_operation(
+def _apply_operation(
     document: Any, operation: Mapping[str, Any], number: int = 0, create: bool = False
 ) -> Any:
     """One operation applied to `document` in place; the document after it (a new root for path "")."""
@@ -123,12 +123,18 @@ def apply_operation(
         raise PatchError(f"operation {number} ({op}): {exc}") from None
 
 
-def apply_patch(document: Any, operations: Iterable[Mapping[str, Any]], create_parents: bool = False) -> Any:
-    """The document after every operation, or PatchError and the document untouched; `create_parents`
-    makes missing objects on the way of an `add`, as Karmada's overriders do."""
+def apply_patch(
+    document: Any,
+    operations: Iterable[Mapping[str, Any]],
+    create_parents: bool = False,
+    in_place: bool = False,
+) -> Any:
+    """The document after every operation, or PatchError and the document untouched (unless `in_place`,
+    which changes it as it goes); `create_parents` makes missing objects on the way of an `add`, as
+    Karmada's overriders do."""
     if isinstance(operations, (str, bytes, Mapping)) or not isinstance(operations, Iterable):
         raise PatchError("a JSON patch is a list of operations")
-    result = copy.deepcopy(document)
+    result = document if in_place else copy.deepcopy(document)
     for number, operation in enumerate(operations):
-        result = apply_operation(result, operation, number, create_parents)
+        result = _apply_operation(result, operation, number, create_parents)
     return result

@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 
 from core import useryaml
-from kubesyntax.jsonpatch import PatchError, apply_operation
+from kubesyntax.jsonpatch import PatchError, apply_patch
 from kubesyntax.jsonpointer import PointerError, resolve
 from scheduling.karmada.documents import ResourceSelector, Workload
 from scheduling.karmada.interpreter import pod_spec
@@ -255,11 +255,9 @@ def get_pointer(document: Any, pointer: str) -> Any:
 def patch(document: Any, operations: list[dict[str, Any]]) -> Any:
     """Karmada's JSON patch, in place: an `add` creates the missing objects on its way; the document."""
     try:
-        for number, operation in enumerate(operations):
-            document = apply_operation(document, operation, number, create=True)
+        return apply_patch(document, operations, create_parents=True, in_place=True)
     except PatchError as exc:
         raise OverrideError(str(exc)) from None
-    return document
 
 
 def _operation(operator: str, path: str, value: Any) -> dict[str, Any]:
