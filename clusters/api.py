@@ -72,7 +72,7 @@ class ClusterViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
     )
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         sort = request.query_params.get("sort", "")
-        if sort and sort not in SORTS:
+        if "sort" in request.query_params and sort not in SORTS:  # an empty sort= is refused too
             return Response(field_error("sort", f"must be one of {', '.join(sorted(SORTS))}"), status=400)
         query = ListQuery(selector=request.query_params.get("selector", ""), sort=sort)
         try:
