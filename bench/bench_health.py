@@ -89,7 +89,8 @@ def main() -> int:
         setup_django(var_dir)
         from django.conf import settings
 
-        from clusters.joining import connection_from_kubeconfig, join_cluster
+        from clusters.joining import connection_from_kubeconfig
+        from clusters.services import join as join_cluster
         from clusters.models import Cluster
 
         interval = settings.HEALTH_PROBE_INTERVAL

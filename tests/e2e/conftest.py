@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from clusters.collector import Clock, collect_cluster
-from clusters.joining import join_cluster
+from clusters.services import join as join_cluster
 from clusters.k8s import ClusterConnection
 from clusters.models import Cluster
 from membersim import ClusterSpec, Simulator
