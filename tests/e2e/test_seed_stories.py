@@ -7,8 +7,8 @@ from datetime import timedelta
 from django.utils import timezone
 
 from clusters.collector import Clock
-from clusters.services import add_taint
 from clusters.k8s import objects
+from clusters.services import add_taint
 from scheduling.controllers import rescheduling
 from scheduling.karmada import names
 from scheduling.models import Event, ResourceBinding
