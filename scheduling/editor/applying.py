@@ -1,4 +1,5 @@
-"""Apply an edited policy through the control plane's apply service and audit the placement diff."""
+"""Apply an edited policy through the control plane's apply service, its reviewed placement diff in
+the one audit entry of the apply; the draft goes with it."""
 
 from __future__ import annotations
 
@@ -6,10 +7,8 @@ from typing import Any
 
 from django.db import transaction
 
-from core import audit
 from scheduling import services
 from scheduling.editor import inventory, policy
-from scheduling.editor.document import dump_yaml
 from scheduling.editor.models import PolicyDraft
 from scheduling.editor.whatif import WhatIf, build_whatif
 
@@ -22,17 +21,8 @@ def apply_policy(doc: dict[str, Any], user: Any) -> WhatIf:
     name = str(meta.get("name") or "")
     whatif = build_whatif(doc, inventory.fleet())
     with transaction.atomic():
-        services.apply_yaml(dump_yaml(doc), user=user)
-        for item in whatif.captured:
-            audit.record(
-                user,
-                "policy:placement",
-                kind,
-                name,
-                namespace=namespace,
-                summary=f"{item.label}: {item.moved} replica(s) move",
-                before=item.before,
-                after=item.after,
-            )
+        services.apply_reviewed_policy(
+            doc, [(item.label, item.before, item.after) for item in whatif.captured], user=user
+        )
         PolicyDraft.objects.filter(kind=kind, namespace=namespace, name=name).delete()
     return whatif
