@@ -209,16 +209,7 @@ def _apply_policy(document: dict[str, Any], kind: str, result: ApplyResult) -> A
         id_label = names.COP_PERMANENT_ID if kind == CLUSTER_OVERRIDE_POLICY else names.OP_PERMANENT_ID
         spec = validate_override_spec(kind, namespace, document.get("spec"))
     wanted_id = labels.pop(id_label, "")
-    columns: dict[str, Any] = {}
-    if model is PropagationPolicy:
-        columns = {
-            "priority": spec["priority"],
-            "preemption": spec["preemption"],
-            "scheduler_name": spec["schedulerName"],
-            "conflict_resolution": spec["conflictResolution"],
-            "propagate_deps": bool(spec.get("propagateDeps") or spec.get("association")),
-            "activation_preference": spec.get("activationPreference", ""),
-        }
+    columns = propagation_columns(spec) if model is PropagationPolicy else {}
     policy = model.objects.select_for_update().filter(kind=kind, namespace=namespace, name=name).first()
     if policy is None:
         policy = model(
@@ -247,6 +238,37 @@ def _apply_policy(document: dict[str, Any], kind: str, result: ApplyResult) -> A
 
 def _policy_state(policy: Any) -> dict[str, Any]:
     return {"labels": policy.labels, "annotations": policy.annotations, "spec": copy.deepcopy(policy.spec)}
+
+
+def propagation_columns(spec: dict[str, Any]) -> dict[str, Any]:
+    """The columns of a PropagationPolicy row that follow from its (defaulted) spec."""
+    return {
+        "priority": spec["priority"],
+        "preemption": spec["preemption"],
+        "scheduler_name": spec["schedulerName"],
+        "conflict_resolution": spec["conflictResolution"],
+        "propagate_deps": bool(spec.get("propagateDeps") or spec.get("association")),
+        "activation_preference": spec.get("activationPreference", ""),
+    }
+
+
+def policy_row(document: dict[str, Any]) -> PropagationPolicy:
+    """A (Cluster)PropagationPolicy document as the row apply would store, unsaved; SpecInvalid when
+    apply would refuse it."""
+    kind = document.get("kind")
+    if kind not in (PROPAGATION_POLICY, CLUSTER_PROPAGATION_POLICY):
+        raise SpecInvalid([("kind", "must be PropagationPolicy or ClusterPropagationPolicy")])
+    name, namespace, metadata = _split_metadata(document, namespaced=kind == PROPAGATION_POLICY)
+    spec = validate_propagation_spec(kind, namespace, document.get("spec"))
+    return PropagationPolicy(
+        kind=kind,
+        namespace=namespace,
+        name=name,
+        labels=dict(metadata.get("labels") or {}),
+        annotations=dict(metadata.get("annotations") or {}),
+        spec=spec,
+        **propagation_columns(spec),
+    )
 
 
 def _adoptable_id(model: Any, text: str) -> uuid.UUID | None:
