@@ -21,6 +21,8 @@ class CamelCaseSerializer(serializers.Serializer):
             camel = head + "".join(part.title() for part in rest)
             if camel != name and field.source is None:
                 field.source = name
+            if isinstance(field, serializers.SerializerMethodField) and field.method_name is None:
+                field.method_name = f"get_{name}"
             fields[camel] = field
         return fields
 
