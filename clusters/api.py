@@ -193,7 +193,7 @@ class ClusterViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
         return Response(ClusterSerializer(cluster).data)
 
     @extend_schema(responses={200: FindingSerializer(many=True)})
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], pagination_class=None)
     def lint(self, request: Request, name: str) -> Response:
         """This cluster's label-convention findings, each with its fix when the fix is unambiguous."""
         cluster = get_object_or_404(Cluster, name=name)

@@ -1,5 +1,5 @@
-"""Apply an edited policy through the control plane's apply service, its reviewed placement diff in
-the one audit entry of the apply; the draft goes with it."""
+"""The editor's writes: save a draft, and apply an edited policy through the control plane's apply
+service with its reviewed placement diff in the one audit entry of the apply (the draft goes with it)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 
 from django.db import transaction
 
+from core import audit
 from scheduling import services
 from scheduling.editor import inventory, policy
 from scheduling.editor.models import PolicyDraft
@@ -26,3 +27,17 @@ def apply_policy(doc: dict[str, Any], user: Any) -> WhatIf:
         )
         PolicyDraft.objects.filter(kind=kind, namespace=namespace, name=name).delete()
     return whatif
+
+
+def save_draft(doc: dict[str, Any], kind: str, namespace: str, name: str, user: Any) -> PolicyDraft:
+    """Store the policy as a draft (not applied), one per policy identity; audited with the change."""
+    with transaction.atomic():
+        previous = (
+            PolicyDraft.objects.select_for_update().filter(kind=kind, namespace=namespace, name=name).first()
+        )
+        old = {"document": previous.document} if previous else None
+        draft, _created = PolicyDraft.objects.update_or_create(
+            kind=kind, namespace=namespace, name=name, defaults={"document": doc, "author": user}
+        )
+        audit.record(user, "draft:saved", kind, name, namespace=namespace, old=old, new={"document": doc})
+    return draft

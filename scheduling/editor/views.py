@@ -21,7 +21,7 @@ from scheduling.controllers.apply import ApplyError
 from scheduling.controllers.export import propagation_policy_document
 from scheduling.editor import drill as drilling
 from scheduling.editor import inventory, policy
-from scheduling.editor.applying import apply_policy
+from scheduling.editor.applying import apply_policy, save_draft
 from scheduling.editor.checks import validate_policy
 from scheduling.editor.document import dump_yaml
 from scheduling.editor.live_preview import WorkloadInput, build_preview
@@ -202,9 +202,7 @@ def policy_save_draft(request: HttpRequest) -> HttpResponse:
     kind, namespace, name = _identity(editor.doc)
     if kind not in policy.KINDS or not name:
         return HttpResponseBadRequest(_("Give the policy a kind and a name before saving a draft."))
-    PolicyDraft.objects.update_or_create(
-        kind=kind, namespace=namespace, name=name, defaults={"document": editor.doc, "author": request.user}
-    )
+    save_draft(editor.doc, kind, namespace, name, request.user)
     url = _edit_url(kind, namespace, name)
     if request.htmx:
         return render(request, "scheduling/editor/_saved.html", {"url": url, "name": name})
