@@ -236,6 +236,7 @@ def fix_finding(cluster: Cluster, code: str, key: str, user: Any = None) -> Find
 
     Returns the finding fixed, or None when it is gone or has no unambiguous fix any more.
     """
+    cluster = Cluster.objects.get(pk=cluster.pk)
     current = lint_clusters([cluster])[cluster.name]
     finding = next((f for f in current if f.code == code and f.key == key and f.fix), None)
     if finding is None or finding.fix is None:

@@ -14,6 +14,8 @@ import logging
 from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
 from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -112,3 +114,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
             return response
     response.data = body(code, flatten(response.data))
     return response
+
+
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """The project's 404: in the error shape under /api/ (a path no route matches), the page elsewhere."""
+    if request.path.startswith("/api/"):
+        return JsonResponse(body("not_found", [], "No API endpoint has this path."), status=404)
+    return defaults.page_not_found(request, exception)

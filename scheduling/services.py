@@ -13,7 +13,7 @@ from django.utils import timezone
 from core import audit
 from core.errors import field_path
 from scheduling import tasks
-from scheduling.controllers.apply import Applied, ApplyResult, apply_documents, parse_yaml
+from scheduling.controllers.apply import Applied, ApplyError, ApplyResult, apply_documents, parse_yaml
 from scheduling.models import PropagationPolicy, ResourceBinding, ResourceTemplate
 
 ReviewedMove = tuple[str, Mapping[str, int], Mapping[str, int]]  # (workload, replicas before, after)
@@ -25,7 +25,10 @@ def apply_yaml(text: str, user: Any = None) -> ApplyResult:
     After the commit the detector runs: over every template when a policy changed, else over the
     templates that changed.
     """
-    return _apply(parse_yaml(text), user)
+    documents = parse_yaml(text)
+    if not documents:
+        raise ApplyError(0, "", "the YAML holds no object to apply")
+    return _apply(documents, user)
 
 
 def apply_reviewed_policy(
