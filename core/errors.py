@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
@@ -39,7 +39,7 @@ class FieldError(ValueError):
 class FieldErrors(FieldError):
     """Several field errors found together, e.g. every rule of a form that is broken at once."""
 
-    def __init__(self, errors: dict[str, Iterable[str]]) -> None:
+    def __init__(self, errors: Mapping[str, Iterable[str]]) -> None:
         self.errors = {field: [str(m) for m in messages] for field, messages in errors.items()}
         first_field = next(iter(self.errors), "")
         first = self.errors.get(first_field) or [""]

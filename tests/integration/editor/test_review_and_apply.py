@@ -79,7 +79,8 @@ def test_applying_the_reviewed_policy_runs_seven_and_three_replicas_and_audits_t
     assert (replicas_in(members["beijing"]), replicas_in(members["shanghai"])) == (7, 3)
     assert replicas_in(members["guangzhou"]) is None
     entry = AuditEntry.objects.get(object_kind="PropagationPolicy")  # one entry for the one apply
-    assert (entry.action, entry.object_name, entry.username) == ("apply:created", "shop-split", "otto-operator")
+    assert (entry.action, entry.object_name) == ("apply:created", "shop-split")
+    assert entry.username == "otto-operator"
     assert entry.placement_delta == {
         "beijing": {"before": 0, "after": 7},
         "shanghai": {"before": 0, "after": 3},
@@ -88,7 +89,8 @@ def test_applying_the_reviewed_policy_runs_seven_and_three_replicas_and_audits_t
         "before": {},
         "after": {"beijing": 7, "shanghai": 3},
     }
-    assert entry.changes["spec"]["after"]["placement"]["replicaScheduling"]["replicaSchedulingType"] == "Divided"
+    placement = entry.changes["spec"]["after"]["placement"]
+    assert placement["replicaScheduling"]["replicaSchedulingType"] == "Divided"
     assert not PolicyDraft.objects.exists()
 
 
