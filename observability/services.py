@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from core import audit
 from core.errors import FieldErrors
@@ -93,7 +94,7 @@ def _checked_receiver(fields: dict[str, Any], pk: int | None) -> dict[str, Any]:
         ).items()
     }
     if Receiver.objects.filter(name=data.get("name")).exclude(pk=pk).exists():
-        errors["name"] = [f"There is already a receiver called {data['name']}."]
+        errors["name"] = [_("There is already a receiver called %(name)s.") % {"name": data["name"]}]
     if errors:
         raise FieldErrors(errors)
     return data
