@@ -19,6 +19,7 @@ from django.views import defaults
 from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
+from rest_framework.views import set_rollback
 
 from core.errors import Conflict, FieldError, field_path
 
@@ -95,6 +96,9 @@ def flatten(detail: Any, path: str = "") -> list[dict[str, Any]]:
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """Answer every refusal in the one shape; anything unexpected is left to Django (a logged 500)."""
+    if isinstance(exc, FieldError | Conflict | DjangoValidationError):
+        set_rollback()  # as DRF does for its own exceptions, when requests are atomic
     if isinstance(exc, FieldError):
         return Response(body("invalid", exc.problems()), status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, Conflict):
