@@ -118,10 +118,6 @@ class TaintSerializer(serializers.Serializer):
     resource_version = serializers.IntegerField(min_value=1, required=False)
 
 
-def field_error(field: str, message: str) -> dict[str, Any]:
-    return {field: [message]}
-
-
 class ConventionSerializer(serializers.ModelSerializer):
     class Meta:
         from clusters.models import LabelConvention

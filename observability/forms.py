@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import math
 import re
-from datetime import timedelta
 
 from django import forms
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
-from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from kubesyntax.durations import DurationError, parse_duration
-from observability.models import Receiver, ReceiverKind, Silence
+from observability.models import Receiver, ReceiverKind
 
 LABEL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 MAX_SILENCE = 30 * 86400
@@ -56,17 +54,6 @@ def silence_seconds(text: str) -> int:
     return math.ceil(seconds)
 
 
-def create_silence(matchers: dict[str, str], seconds: int, comment: str, user) -> Silence:
-    now = timezone.now()
-    return Silence.objects.create(
-        matchers=matchers,
-        comment=comment,
-        created_by=user.get_username(),
-        starts_at=now,
-        ends_at=now + timedelta(seconds=seconds),
-    )
-
-
 class SilenceForm(forms.Form):
     matchers = forms.CharField(
         label=_("Matchers"),
@@ -85,10 +72,6 @@ class SilenceForm(forms.Form):
 
     def clean_duration(self) -> int:
         return silence_seconds(self.cleaned_data["duration"])
-
-    def save(self, user) -> Silence:
-        data = self.cleaned_data
-        return create_silence(data["matchers"], data["duration"], data["comment"], user)
 
 
 def parse_emails(text: str) -> list[str]:

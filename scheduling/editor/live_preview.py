@@ -25,16 +25,19 @@ from scheduling.planner import (
 
 @dataclass(frozen=True)
 class WorkloadInput:
-    """The workload a preview divides: a replica count, or a real workload's own planner binding.
+    """The workload a preview divides: a replica count, or a real workload's own planner input.
 
-    ``base`` is the planner Binding the scheduler builds for the workload (UID, requirements,
-    previous result, eviction tasks); ``current`` its placement now, or None when it has none.
+    ``base`` and ``placement`` are the planner Binding and Placement the scheduler builds for the
+    workload once the edited policy holds it (UID, requirements, previous result, eviction tasks,
+    fresh mode); ``current`` its placement now, or None when it has none. Without ``placement`` the
+    policy's own placement is read (a bare replica count, or a policy that does not parse yet).
     """
 
     replicas: int
     label: str = ""
     base: Binding | None = None
     current: tuple[TargetCluster, ...] | None = None
+    placement: Placement | None = None
 
     def binding(self) -> Binding:
         """The binding the scheduler would see once the policy applies (steady mode, current result kept)."""
@@ -118,7 +121,7 @@ def build_preview(
     """Plan the workload under the policy with the planner, under both division methods, and explain it."""
     preview = Preview(workload=workload, total=len(snapshots))
     try:
-        placement = load_placement(doc)
+        placement = workload.placement or load_placement(doc)
     except InputError as exc:
         preview.problem = f"{exc.path}: {exc.message}" if exc.path else exc.message
         return preview
