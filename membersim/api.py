@@ -14,7 +14,7 @@ import yaml
 
 from membersim import errors, fields, meta, metrics, protobuf, validation
 from membersim import patch as patching
-from membersim.controller import qos_class
+from membersim.pods import qos_class
 from membersim.resources import (
     JOB,
     NAMESPACE,
@@ -419,7 +419,7 @@ def create(cluster: Cluster, resource: Resource, namespace: str, body: Any, quer
         validation.validate(resource, obj)
         if cluster.store.get(resource, namespace, metadata["name"]) is not None:
             raise errors.already_exists(resource, metadata["name"])
-        cluster.new_object(resource, obj)
+        meta.stamp_new(resource, obj)
         _initial_status(cluster, resource, obj)
         if resource is SERVICE:
             _allocate_service(cluster, obj, None)

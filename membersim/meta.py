@@ -9,6 +9,8 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
+from membersim.resources import Resource
+
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _random = random.Random()
 _random_bits = _random.getrandbits
@@ -48,6 +50,17 @@ def template_hash(template: Any) -> str:
         number, index = divmod(number, len(_NAME_ALPHABET))
         chars.append(_NAME_ALPHABET[index])
     return "".join(chars)
+
+
+def stamp_new(resource: Resource, obj: dict[str, Any]) -> dict[str, Any]:
+    """Fill the metadata the API server assigns on create."""
+    metadata = obj.setdefault("metadata", {})
+    metadata["uid"] = new_uid()
+    metadata["creationTimestamp"] = now()
+    if resource.generation:
+        metadata["generation"] = 1
+    obj["apiVersion"], obj["kind"] = resource.api_version, resource.kind
+    return obj
 
 
 def owner_reference(owner: dict[str, Any], *, controller: bool = True) -> dict[str, Any]:

@@ -13,16 +13,13 @@ import threading
 import time
 import traceback
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from membersim import api, discovery, errors, openapi_v2, tables
 from membersim.cluster import Cluster
 from membersim.resources import NODE_METRICS, POD_METRICS, SERVICE_CIDRS, Resource, find
 from membersim.store import Change
-
-if TYPE_CHECKING:
-    from membersim.simulator import Simulator
 
 KARMADA_PROXY = "/apis/cluster.karmada.io/v1alpha1/clusters/"
 CONTROL_PREFIX = "/membersim/control/"
@@ -33,6 +30,20 @@ BOOKMARK_EVERY = 5.0
 WRITE_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
 
 
+class Fleet(Protocol):
+    """What the HTTP layer needs of whoever runs the clusters (the Simulator)."""
+
+    clusters: dict[str, Cluster]
+    verbose: bool
+    anonymous: bool
+    control_token: str
+    stopping: threading.Event
+
+    def control(self, name: str, action: str, *args: Any) -> dict[str, Any]: ...
+
+    def describe(self, name: str) -> dict[str, Any]: ...
+
+
 class MemberServer(ThreadingHTTPServer):
     """One listening socket; serves ``default`` at the root and every cluster under a path prefix."""
 
@@ -41,7 +52,7 @@ class MemberServer(ThreadingHTTPServer):
     allow_reuse_address = True
 
     def __init__(
-        self, address: tuple[str, int], simulator: Simulator, default: str | None, tls: ssl.SSLContext | None
+        self, address: tuple[str, int], simulator: Fleet, default: str | None, tls: ssl.SSLContext | None
     ) -> None:
         self.simulator = simulator
         self.default = default
@@ -266,7 +277,7 @@ class Handler(BaseHTTPRequestHandler):
         method = self.command
         accept = self.headers.get("Accept") or ""
         if path in ("/version", "/version/"):
-            self._json(200, self.server.simulator.version_info(cluster))
+            self._json(200, discovery.version_info(cluster.spec.version))
             return
         if path in HEALTH_PATHS or path.startswith(("/healthz/", "/readyz/", "/livez/")):
             self._send(200, b"ok", "text/plain; charset=utf-8")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import hashlib
 import ipaddress
 import json
 import os
@@ -201,21 +200,6 @@ class Simulator:
         endpoint = self.endpoint(name)
         base = endpoint.split("/clusters/")[0] if self.single_port else endpoint
         return f"{base}{CONTROL_PREFIX}{name}"
-
-    def version_info(self, cluster: Cluster) -> dict[str, str]:
-        version = cluster.spec.version
-        major, minor, _ = version.split(".")
-        return {
-            "major": major,
-            "minor": minor,
-            "gitVersion": f"v{version}",
-            "gitCommit": hashlib.sha256(version.encode()).hexdigest()[:40],
-            "gitTreeState": "clean",
-            "buildDate": "2025-01-01T00:00:00Z",
-            "goVersion": "go1.23.4",
-            "compiler": "gc",
-            "platform": "linux/amd64",
-        }
 
     # ------------------------------------------------------------ kubeconfig
 

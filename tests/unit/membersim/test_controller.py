@@ -223,15 +223,15 @@ def test_nodes_carry_topology_provider_cidr_and_ssd_labels():
 
 
 def test_events_are_capped_and_their_index_does_not_grow_without_bound(cluster):
-    from membersim.cluster import MAX_EVENTS
+    from membersim.events import MAX_EVENTS
     from membersim.resources import EVENT
 
     node = cluster.store.get(api.NODE, "", "test-node-1")
     for index in range(3 * MAX_EVENTS):
-        cluster.record_event(node, "Normal", "Test", f"message {index}", "test")
+        cluster.events.record(node, "Normal", "Test", f"message {index}", "test")
     assert cluster.store.count(EVENT) == MAX_EVENTS
-    assert len(cluster._event_index) <= 2 * MAX_EVENTS
-    cluster.record_event(node, "Normal", "Test", f"message {3 * MAX_EVENTS - 1}", "test")
+    assert len(cluster.events._index) <= 2 * MAX_EVENTS
+    cluster.events.record(node, "Normal", "Test", f"message {3 * MAX_EVENTS - 1}", "test")
     newest = max(cluster.store.list(EVENT, "default"), key=lambda e: int(e["metadata"]["resourceVersion"]))
     assert newest["count"] == 2
 

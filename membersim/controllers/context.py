@@ -1,0 +1,147 @@
+"""What one controller pass sees and does: the objects in scope, their owners and dependents, and the
+writes every controller makes (pods created and deleted, statuses, events)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from membersim import meta
+from membersim.events import EventRecorder
+from membersim.pods import qos_class
+from membersim.resources import (
+    DAEMONSET,
+    DEPLOYMENT,
+    EVENT,
+    JOB,
+    NODE,
+    POD,
+    REPLICASET,
+    STATEFULSET,
+    Resource,
+)
+from membersim.store import Store
+from membersim.validation import default_pod_spec
+
+# (resource, namespace, name, old object or None, new object or None) of one write
+Touch = tuple[Resource, str, str, "dict[str, Any] | None", "dict[str, Any] | None"]
+WORKLOADS = {r.kind: r for r in (DEPLOYMENT, REPLICASET, STATEFULSET, DAEMONSET, JOB)}
+# Past this many writes between passes, recomputing everything is as cheap as following them.
+MAX_TOUCHED = 10_000
+
+
+class Context:
+    """Shared by the controllers of one cluster. A pass looks only at the objects written since the
+    pass before began (and their owners), unless a node changed or time passed: then at everything."""
+
+    def __init__(self, store: Store, events: EventRecorder) -> None:
+        self.store = store
+        self.events = events
+        self.touched: list[Touch] = []
+        self.full = True
+        self.scope: list[Touch] | None = None
+        store.observe(self._observe)
+
+    def _observe(
+        self, resource: Resource, namespace: str, name: str, old: dict | None, new: dict | None
+    ) -> None:
+        if resource is NODE:
+            self.full = True
+        elif resource is not EVENT and not self.full:
+            self.touched.append((resource, namespace, name, old, new))
+            if len(self.touched) > MAX_TOUCHED:
+                self.full = True
+        if self.full:
+            self.touched.clear()
+
+    # ------------------------------------------------------------ reads
+
+    def visit(self, resource: Resource) -> list[dict[str, Any]]:
+        """The objects of ``resource`` this pass looks at: all of them, or (scoped) those written
+        since the pass before began and the owners (and their owners) of what was written."""
+        if self.scope is None:
+            return list(self.store.iter(resource))
+        keys: dict[tuple[str, str], None] = {}
+        for touched_resource, namespace, name, old, new in [*self.scope, *self.touched]:
+            if touched_resource is resource:
+                keys[(namespace, name)] = None
+            for obj in (old, new):
+                if obj is not None:
+                    self._owner_keys(obj, resource, keys, 2)
+        found = []
+        for namespace, name in keys:
+            obj = self.store.get(resource, namespace, name)
+            if obj is not None:
+                found.append(obj)
+        return found
+
+    def _owner_keys(
+        self, obj: dict[str, Any], resource: Resource, keys: dict[tuple[str, str], None], depth: int
+    ) -> None:
+        namespace = obj["metadata"].get("namespace", "")
+        for ref in obj["metadata"].get("ownerReferences") or []:
+            owner_resource = WORKLOADS.get(ref.get("kind", ""))
+            if not ref.get("controller") or owner_resource is None:
+                continue
+            owner = self.store.get(owner_resource, namespace, ref.get("name", ""))
+            if owner is None or owner["metadata"].get("uid") != ref.get("uid"):
+                continue
+            if owner_resource is resource:
+                keys[(namespace, owner["metadata"]["name"])] = None
+            if depth > 1:
+                self._owner_keys(owner, resource, keys, depth - 1)
+
+    def owned(self, resource: Resource, owner: dict[str, Any]) -> list[dict[str, Any]]:
+        """The objects of ``resource`` that ``owner`` controls."""
+        uid = owner["metadata"]["uid"]
+        return [o for _, o in self.store.owned_by(uid, resource) if meta.controller_uid(o) == uid]
+
+    # ------------------------------------------------------------ writes
+
+    def record(self, obj: dict[str, Any], type_: str, reason: str, message: str, component: str) -> None:
+        self.events.record(obj, type_, reason, message, component)
+
+    def create_pod(
+        self,
+        owner: dict[str, Any],
+        template: dict[str, Any],
+        name: str,
+        labels: dict[str, str],
+        component: str,
+        spec_extra: dict[str, Any] | None = None,
+    ) -> None:
+        template_meta = template.get("metadata") or {}
+        spec = copy.deepcopy(template.get("spec") or {})
+        spec.update(spec_extra or {})
+        default_pod_spec(spec)
+        metadata: dict[str, Any] = {
+            "name": name,
+            "namespace": owner["metadata"]["namespace"],
+            "labels": {**(template_meta.get("labels") or {}), **labels},
+            "ownerReferences": [meta.owner_reference(owner)],
+        }
+        if template_meta.get("annotations"):
+            metadata["annotations"] = dict(template_meta["annotations"])
+        pod = {
+            "metadata": metadata,
+            "spec": spec,
+            "status": {"phase": "Pending", "qosClass": qos_class(spec)},
+        }
+        meta.stamp_new(POD, pod)
+        self.store.put(POD, pod)
+        self.record(owner, "Normal", "SuccessfulCreate", f"Created pod: {name}", component)
+
+    def delete(
+        self, resource: Resource, obj: dict[str, Any], owner: dict[str, Any] | None, component: str
+    ) -> None:
+        self.store.remove(resource, obj["metadata"].get("namespace", ""), obj["metadata"]["name"])
+        if owner is not None:
+            self.record(
+                owner, "Normal", "SuccessfulDelete", f"Deleted pod: {obj['metadata']['name']}", component
+            )
+
+    def write_status(self, resource: Resource, obj: dict[str, Any], status: dict[str, Any]) -> bool:
+        if (obj.get("status") or {}) == status:
+            return False
+        self.store.put(resource, {**obj, "status": status})
+        return True

@@ -1,0 +1,165 @@
+"""The simulated kubelets: they start the pods bound to their node (running, completed or failing as
+the pod is annotated to) and keep each running pod's readiness in step with its node."""
+
+from __future__ import annotations
+
+import ipaddress
+import secrets
+from typing import Any
+
+from membersim import meta
+from membersim.controllers.conditions import condition
+from membersim.controllers.context import Context
+from membersim.controllers.node_usage import NodeUsage
+from membersim.placement import NodeUse, node_is_ready, pod_requests
+from membersim.pods import FINISHED, failure_of, is_ready, qos_class
+from membersim.resources import NODE, POD
+
+
+def allocate_ip(node: dict[str, Any], use: NodeUse) -> str:
+    """The first free address of the node's pod CIDR (none without one)."""
+    cidr = (node.get("spec") or {}).get("podCIDR")
+    if not cidr:
+        return ""
+    network = ipaddress.ip_network(cidr)
+    for offset in range(2, network.num_addresses - 1):
+        candidate = str(network.network_address + offset)
+        if candidate not in use.ips:
+            use.ips.add(candidate)
+            return candidate
+    return ""
+
+
+def _terminated(exit_code: int, reason: str, when: str, container_id: str) -> dict[str, Any]:
+    return {
+        "terminated": {
+            "exitCode": exit_code,
+            "reason": reason,
+            "startedAt": when,
+            "finishedAt": when,
+            "containerID": container_id,
+        }
+    }
+
+
+class Kubelet:
+    def __init__(self, context: Context, usage: NodeUsage) -> None:
+        self.context = context
+        self.usage = usage
+
+    def run(self) -> bool:
+        """Start pods bound by name, and keep each running pod's readiness in step with its node."""
+        context = self.context
+        changed = False
+        nodes = {n["metadata"]["name"]: n for n in context.store.iter(NODE)}
+        usage: dict[str, NodeUse] | None = None
+        for pod in context.visit(POD):
+            node_name = (pod.get("spec") or {}).get("nodeName")
+            status = pod.get("status") or {}
+            if not node_name or node_name not in nodes or status.get("phase") in FINISHED:
+                continue
+            node = nodes[node_name]
+            if not status.get("startTime"):
+                usage = usage if usage is not None else self.usage.copy()
+                context.store.put(POD, self.started(pod, node, usage.setdefault(node_name, NodeUse())))
+                changed = True
+                continue
+            ready = node_is_ready(node) and failure_of(pod) is None
+            if is_ready(pod) == ready:
+                continue
+            conditions = status.get("conditions") or []
+            text = "True" if ready else "False"
+            reason = "" if ready else "NodeNotReady"
+            new_conditions = [
+                condition(conditions, c["type"], text, reason)
+                if c.get("type") in ("Ready", "ContainersReady")
+                else c
+                for c in conditions
+            ]
+            containers = [{**c, "ready": ready} for c in status.get("containerStatuses") or []]
+            context.store.put(
+                POD,
+                {**pod, "status": {**status, "conditions": new_conditions, "containerStatuses": containers}},
+            )
+            changed = True
+        return changed
+
+    def started(self, pod: dict[str, Any], node: dict[str, Any], use: NodeUse) -> dict[str, Any]:
+        """The pod as its kubelet reports it once the containers run (or, for a Job, have finished)."""
+        when = meta.now()
+        spec = pod["spec"]
+        node_ip = next(
+            (a["address"] for a in node["status"].get("addresses") or [] if a.get("type") == "InternalIP"), ""
+        )
+        pod_ip = node_ip if spec.get("hostNetwork") else allocate_ip(node, use)
+        job_pod = any(ref.get("kind") == "Job" for ref in pod["metadata"].get("ownerReferences") or [])
+        failure = failure_of(pod)
+        ready = node_is_ready(node) and not job_pod and failure is None
+        previous = (pod.get("status") or {}).get("conditions")
+        statuses = []
+        restarts = 0
+        for container in spec.get("containers") or []:
+            image = container.get("image", "")
+            container_id = f"containerd://{secrets.token_hex(32)}"
+            last_state: dict[str, Any] = {}
+            state: dict[str, Any]
+            if failure == "CrashLoopBackOff":
+                restarts = 5
+                names = f"container={container['name']} pod={pod['metadata']['name']}"
+                message = f"back-off 5m0s restarting failed {names}"
+                state = {"waiting": {"reason": failure, "message": message}}
+                last_state = _terminated(1, "Error", when, container_id)
+            elif failure in ("ImagePullBackOff", "ErrImagePull"):
+                state = {"waiting": {"reason": failure, "message": f'Back-off pulling image "{image}"'}}
+            elif failure == "Error":
+                state = _terminated(1, "Error", when, container_id)
+            elif job_pod:
+                state = _terminated(0, "Completed", when, container_id)
+            else:
+                state = {"running": {"startedAt": when}}
+            statuses.append(
+                {
+                    "name": container["name"],
+                    "image": container.get("image", ""),
+                    "imageID": f"{image}@sha256:{meta.template_hash(image)}",
+                    "containerID": container_id,
+                    "ready": ready,
+                    "restartCount": restarts,
+                    "started": not job_pod and failure is None,
+                    "state": state,
+                    "lastState": last_state,
+                }
+            )
+        ready_status = "True" if ready else "False"
+        reason = "PodCompleted" if job_pod else ("" if ready else "ContainersNotReady")
+        if failure == "Error":
+            reason = "PodFailed"
+        conditions = [
+            condition(previous, "PodReadyToStartContainers", "False" if job_pod else "True"),
+            condition(previous, "Initialized", "True", reason if job_pod else ""),
+            condition(previous, "Ready", ready_status, reason),
+            condition(previous, "ContainersReady", ready_status, reason),
+            condition(previous, "PodScheduled", "True"),
+        ]
+        phase = "Succeeded" if job_pod else "Running"
+        if failure == "Error":
+            phase = "Failed"
+        elif failure in ("ImagePullBackOff", "ErrImagePull"):
+            phase = "Pending"
+        status = {
+            "phase": phase,
+            "conditions": conditions,
+            "hostIP": node_ip,
+            "hostIPs": [{"ip": node_ip}] if node_ip else [],
+            "podIP": pod_ip,
+            "podIPs": [{"ip": pod_ip}] if pod_ip else [],
+            "startTime": when,
+            "containerStatuses": statuses,
+            "qosClass": (pod.get("status") or {}).get("qosClass") or qos_class(spec),
+        }
+        if phase in FINISHED:
+            use.cpu_m -= pod_requests(pod).cpu_m
+            use.memory -= pod_requests(pod).memory
+            use.pods -= 1
+            use.ips.discard(pod_ip)
+        return {**pod, "status": status}
