@@ -242,25 +242,6 @@ def _sort_key(obj: dict[str, Any]) -> str:
     return f"{obj['metadata'].get('namespace', '')}/{obj['metadata']['name']}"
 
 
-def pod_log(cluster: Cluster, namespace: str, name: str, query: Query) -> str:
-    pod = get(cluster, POD, namespace, name)
-    containers = [c["name"] for c in pod["spec"].get("containers") or []]
-    container = query.get("container") or (containers[0] if containers else "")
-    if container not in containers:
-        raise errors.bad_request(f"container {container} is not valid for pod {name}")
-    started = (pod.get("status") or {}).get("startTime") or pod["metadata"].get("creationTimestamp")
-    lines = [
-        f"{started} {container} starting (image "
-        f"{next(c.get('image', '') for c in pod['spec']['containers'] if c['name'] == container)})",
-        f"{started} {container} scheduled on {pod['spec'].get('nodeName') or '<pending>'}",
-        f"{started} {container} ready to serve",
-    ]
-    tail = query.get("tailLines")
-    if tail.isdigit():
-        lines = lines[-int(tail) :] if int(tail) else []
-    return "".join(line + "\n" for line in lines)
-
-
 # ---------------------------------------------------------------- helpers for writes
 
 
@@ -787,6 +768,13 @@ def delete(
             "metadata": {**gone["metadata"], "deletionTimestamp": meta.now()},
             "status": {"phase": "Terminating"},
         }
+    if resource in (POD, SERVICE):
+        # Their registries return the deleted object (ReturnDeletedObject), which clients decode as one.
+        grace = (options.get("gracePeriodSeconds") or 30) if resource is POD else None
+        metadata = {**gone["metadata"], "deletionTimestamp": meta.now()}
+        if grace is not None:
+            metadata["deletionGracePeriodSeconds"] = int(grace)
+        return {**gone, "metadata": metadata}
     return _success(resource, gone)
 
 

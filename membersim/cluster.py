@@ -12,6 +12,7 @@ from typing import Any
 from membersim import meta
 from membersim.controllers.manager import ControllerManager
 from membersim.events import EventRecorder
+from membersim.logs import LogStore
 from membersim.quantity import format_cpu, format_memory, to_bytes, to_millicores
 from membersim.resources import NAMESPACE, NODE, SERVICE, Resource
 from membersim.spec import ClusterSpec
@@ -48,7 +49,8 @@ class Cluster:
         self.applied: dict[tuple[Resource, str, str, str], dict[str, Any]] = {}
         self._node_index = 0
         self.events = EventRecorder(self.store)
-        self.controller = ControllerManager(self.store, self.events)
+        self.logs = LogStore()
+        self.controller = ControllerManager(self.store, self.events, self.logs)
         # Per-node constants, computed once: a 100-node cluster should start in milliseconds.
         self._pod_net = ipaddress.ip_network(spec.pod_cidr)
         self._node_cpu = format_cpu(to_millicores(spec.node_cpu))

@@ -1,10 +1,10 @@
-"""core/v1 Events about a cluster's objects: recorded, counted again when they repeat, and capped."""
+"""core/v1 Events about a cluster's objects: recorded as client-go's recorder does (a repeat counts
+again), expired after an hour like the API server's event TTL, and capped per cluster."""
 
 from __future__ import annotations
 
-import copy
-import secrets
-from collections import deque
+import time
+from collections import OrderedDict
 from typing import Any
 
 from membersim import meta
@@ -12,30 +12,45 @@ from membersim.resources import EVENT
 from membersim.store import Store
 
 MAX_EVENTS = 1000
+TTL_SECONDS = 3600.0  # the API server's --event-ttl default
+
+# (involved uid, component, host, type, reason, message): what client-go's EventLogger treats as a repeat
+Key = tuple[str, str, str, str, str, str]
 
 
 class EventRecorder:
-    """Records Events in the store the way the components of a cluster do through client-go."""
+    """Records Events in the store the way the components of a cluster do."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, ttl: float = TTL_SECONDS, limit: int = MAX_EVENTS) -> None:
         self.store = store
-        self._index: dict[tuple[str, str, str, str], str] = {}
-        self._order: deque[tuple[str, str]] = deque()
+        self.ttl = ttl
+        self.limit = limit
+        # key -> (namespace, name, last recorded at), least recently recorded first
+        self._index: OrderedDict[Key, tuple[str, str, float]] = OrderedDict()
+        self._last_ns = 0
 
-    def record(self, obj: dict[str, Any], type_: str, reason: str, message: str, component: str) -> None:
-        """Record (or count again) a core/v1 Event about ``obj``."""
-        namespace = obj["metadata"].get("namespace") or "default"
-        key = (obj["metadata"].get("uid", ""), reason, message, namespace)
+    def record(
+        self, obj: dict[str, Any], type_: str, reason: str, message: str, component: str, host: str = ""
+    ) -> None:
+        """Record (or count again) an Event about ``obj``."""
+        metadata = obj["metadata"]
+        namespace = metadata.get("namespace") or "default"
+        key = (metadata.get("uid", ""), component, host, type_, reason, message)
+        now = time.time()
         when = meta.now()
-        existing_name = self._index.get(key)
-        existing = self.store.get(EVENT, namespace, existing_name) if existing_name else None
-        if existing:
-            updated = copy.deepcopy(existing)
-            updated["count"] = existing.get("count", 1) + 1
-            updated["lastTimestamp"] = when
-            self.store.put(EVENT, updated)
+        self._expire(now)
+        known = self._index.get(key)
+        existing = self.store.get(EVENT, known[0], known[1]) if known else None
+        if existing is not None:
+            self.store.put(EVENT, {**existing, "count": existing.get("count", 1) + 1, "lastTimestamp": when})
+            self._index[key] = (known[0], known[1], now)  # type: ignore[index]
+            self._index.move_to_end(key)
             return
-        name = f"{obj['metadata']['name']}.{secrets.token_hex(8)}"
+        # As client-go names them: the involved object's name and the time in hex nanoseconds, so
+        # listing by name lists in the order they happened.
+        name = f"{metadata['name']}.{max(time.time_ns(), self._last_ns + 1):x}"
+        self._last_ns = int(name.rsplit(".", 1)[1], 16)
+        source = {"component": component, "host": host} if host else {"component": component}
         event = {
             "apiVersion": "v1",
             "kind": "Event",
@@ -48,29 +63,32 @@ class EventRecorder:
             "involvedObject": {
                 "apiVersion": obj.get("apiVersion", ""),
                 "kind": obj.get("kind", ""),
-                "name": obj["metadata"]["name"],
-                "namespace": obj["metadata"].get("namespace", ""),
-                "uid": obj["metadata"].get("uid", ""),
-                "resourceVersion": obj["metadata"].get("resourceVersion", ""),
+                "name": metadata["name"],
+                "namespace": metadata.get("namespace", ""),
+                "uid": metadata.get("uid", ""),
+                "resourceVersion": metadata.get("resourceVersion", ""),
             },
             "reason": reason,
             "message": message,
-            "source": {"component": component},
+            "source": source,
             "firstTimestamp": when,
             "lastTimestamp": when,
             "count": 1,
             "type": type_,
+            "eventTime": None,
             "reportingComponent": component,
-            "reportingInstance": "",
+            "reportingInstance": host,
         }
         self.store.put(EVENT, event)
-        self._index[key] = name
-        self._order.append((namespace, name))
-        while self.store.count(EVENT) > MAX_EVENTS and self._order:
-            # Like the API server's event TTL: the oldest go, so a long-running demo stays small.
-            self.store.remove(EVENT, *self._order.popleft())
-        if len(self._order) > 2 * MAX_EVENTS:
-            self._order = deque(k for k in self._order if self.store.get(EVENT, *k) is not None)
-        if len(self._index) > 2 * MAX_EVENTS:
-            live = {(e["metadata"]["namespace"], e["metadata"]["name"]) for e in self.store.iter(EVENT)}
-            self._index = {k: n for k, n in self._index.items() if (k[3], n) in live}
+        self._index[key] = (namespace, name, now)
+        while len(self._index) > self.limit:
+            self._drop_oldest()
+
+    def _expire(self, now: float) -> None:
+        """Events not recorded again within the TTL go, oldest first, as their etcd lease runs out."""
+        while self._index and now - next(iter(self._index.values()))[2] > self.ttl:
+            self._drop_oldest()
+
+    def _drop_oldest(self) -> None:
+        _, (namespace, name, _) = self._index.popitem(last=False)
+        self.store.remove(EVENT, namespace, name)

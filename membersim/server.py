@@ -12,13 +12,14 @@ import sys
 import threading
 import time
 import traceback
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from membersim import api, discovery, errors, openapi_v2, tables
+from membersim import api, discovery, errors, openapi_v2, pod_logs, tables
 from membersim.cluster import Cluster
-from membersim.resources import NODE_METRICS, POD_METRICS, SERVICE_CIDRS, Resource, find
+from membersim.resources import NODE_METRICS, POD, POD_METRICS, SERVICE_CIDRS, Resource, find
 from membersim.store import Change
 
 KARMADA_PROXY = "/apis/cluster.karmada.io/v1alpha1/clusters/"
@@ -492,7 +493,7 @@ class Handler(BaseHTTPRequestHandler):
         if sub == "eviction":
             raise errors.method_not_allowed("GET")
         if sub == "log":
-            self._send(200, api.pod_log(cluster, ns, name, query).encode(), "text/plain")
+            self._pod_log(cluster, ns, name or "", query)
             return
         obj = api.get(cluster, resource, ns, name)
         if sub == "scale":
@@ -509,6 +510,54 @@ class Handler(BaseHTTPRequestHandler):
             )
             return
         self._json(200, obj)
+
+    # ------------------------------------------------------------ logs
+
+    def _pod_log(self, cluster: Cluster, namespace: str, name: str, query: api.Query) -> None:
+        """A container's log, whole or followed: with follow the response stays open and sends each
+        new line as the kubelet writes it, until the run ends, the pod goes or the client leaves."""
+        with cluster.store.lock:
+            pod = api.get(cluster, POD, namespace, name)
+        chosen = pod_logs.options(query, pod)
+        run = pod_logs.find_run(cluster.logs, pod, chosen)
+        if run is None:
+            self._send(200, b"", "text/plain")
+            return
+        changed = cluster.logs.changed
+        with changed:
+            lines, position = run.since(0)
+            done = run.finished or run.gone
+        chunks, remaining = pod_logs.limited(pod_logs.render(lines, chosen), chosen.limit_bytes)
+        if not chosen.follow:
+            self._send(200, b"".join(chunks), "text/plain")
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Cache-Control", "no-cache, private")
+        self.end_headers()
+        newer = replace(chosen, tail_lines=None)
+        stopping = self.server.simulator.stopping
+        try:
+            while True:
+                body = b"".join(chunks)
+                if body:
+                    self.wfile.write(f"{len(body):x}\r\n".encode() + body + b"\r\n")
+                    self.wfile.flush()
+                if done or remaining == 0 or stopping.is_set() or self._client_gone():
+                    return
+                with changed:
+                    if run.dropped + len(run.lines) == position and not (run.finished or run.gone):
+                        changed.wait(0.5)
+                    lines, position = run.since(position)
+                    done = (run.finished or run.gone) and run.dropped + len(run.lines) == position
+                chunks, remaining = pod_logs.limited(pod_logs.render(lines, newer), remaining)
+        finally:
+            try:
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+            except OSError:
+                self.close_connection = True
 
     # ------------------------------------------------------------ watch
 

@@ -10,6 +10,7 @@ import os
 import secrets
 import socket
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -116,11 +117,11 @@ class Simulator:
         return self
 
     def _tick(self) -> None:
-        """Re-run controllers whose state depends on time (deployment progress deadlines)."""
+        """Re-run what time changes: crash-loop restarts, progress deadlines, toleration expiries."""
         while not self.stopping.wait(TICK_SECONDS):
+            now = time.time()
             for cluster in list(self.clusters.values()):
-                if cluster.controller.needs_ticks():
-                    cluster.controller.reconcile()
+                cluster.controller.tick(now)
 
     def _listen_preferred(self, key: str | None, port: int, names: list[str]) -> MemberServer:
         """Listen on ``port``; when another program holds it, on a free port instead (noted in moved)."""

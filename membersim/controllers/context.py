@@ -4,6 +4,8 @@ writes every controller makes (pods created and deleted, statuses, events)."""
 from __future__ import annotations
 
 import copy
+import heapq
+import itertools
 from typing import Any
 
 from membersim import meta
@@ -40,6 +42,10 @@ class Context:
         self.touched: list[Touch] = []
         self.full = True
         self.scope: list[Touch] | None = None
+        # (when, sequence, resource, namespace, name): objects a controller asked to look at again
+        self._timers: list[tuple[float, int, Resource, str, str]] = []
+        self._due: dict[tuple[Resource, str, str], float] = {}
+        self._sequence = itertools.count()
         store.observe(self._observe)
 
     def _observe(
@@ -53,6 +59,35 @@ class Context:
                 self.full = True
         if self.full:
             self.touched.clear()
+
+    # ------------------------------------------------------------ time
+
+    def requeue_at(self, resource: Resource, namespace: str, name: str, when: float) -> None:
+        """Look at this object again at ``when`` (a time.time()), like a work queue's AddAfter."""
+        key = (resource, namespace, name)
+        if self._due.get(key, float("inf")) <= when:
+            return
+        self._due[key] = when
+        heapq.heappush(self._timers, (when, next(self._sequence), resource, namespace, name))
+
+    def next_due(self) -> float | None:
+        return self._timers[0][0] if self._timers else None
+
+    def touch_due(self, now: float) -> bool:
+        """Follow the objects whose time has come as if they had just been written; True if any."""
+        touched = False
+        while self._timers and self._timers[0][0] <= now:
+            when, _, resource, namespace, name = heapq.heappop(self._timers)
+            key = (resource, namespace, name)
+            if self._due.get(key) != when:
+                continue  # superseded by an earlier requeue of the same object
+            del self._due[key]
+            obj = self.store.get(resource, namespace, name)
+            if obj is not None:
+                touched = True
+                if not self.full:
+                    self.touched.append((resource, namespace, name, obj, obj))
+        return touched
 
     # ------------------------------------------------------------ reads
 
@@ -98,8 +133,10 @@ class Context:
 
     # ------------------------------------------------------------ writes
 
-    def record(self, obj: dict[str, Any], type_: str, reason: str, message: str, component: str) -> None:
-        self.events.record(obj, type_, reason, message, component)
+    def record(
+        self, obj: dict[str, Any], type_: str, reason: str, message: str, component: str, host: str = ""
+    ) -> None:
+        self.events.record(obj, type_, reason, message, component, host)
 
     def create_pod(
         self,

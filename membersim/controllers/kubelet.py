@@ -4,16 +4,18 @@ the pod is annotated to) and keep each running pod's readiness in step with its 
 from __future__ import annotations
 
 import ipaddress
-import secrets
+import time
 from typing import Any
 
 from membersim import meta
 from membersim.controllers.conditions import condition
+from membersim.controllers.containers import ContainerRuntime
 from membersim.controllers.context import Context
 from membersim.controllers.node_usage import NodeUsage
+from membersim.logs import LogStore
 from membersim.placement import NodeUse, node_is_ready, pod_requests
 from membersim.pods import FINISHED, failure_of, is_ready, qos_class
-from membersim.resources import NODE, POD
+from membersim.resources import NODE, POD, Resource
 
 
 def allocate_ip(node: dict[str, Any], use: NodeUse) -> str:
@@ -30,29 +32,41 @@ def allocate_ip(node: dict[str, Any], use: NodeUse) -> str:
     return ""
 
 
-def _terminated(exit_code: int, reason: str, when: str, container_id: str) -> dict[str, Any]:
-    return {
-        "terminated": {
-            "exitCode": exit_code,
-            "reason": reason,
-            "startedAt": when,
-            "finishedAt": when,
-            "containerID": container_id,
-        }
-    }
-
-
 class Kubelet:
-    def __init__(self, context: Context, usage: NodeUsage) -> None:
+    def __init__(self, context: Context, usage: NodeUsage, logs: LogStore) -> None:
         self.context = context
         self.usage = usage
+        self.runtime = ContainerRuntime(context, logs)
+        self._stopped: list[dict[str, Any]] = []  # deleted pods whose kubelet has yet to say so
+        context.store.observe(self._observe)
+
+    def _observe(
+        self, resource: Resource, namespace: str, name: str, old: dict | None, new: dict | None
+    ) -> None:
+        if resource is POD and old is not None and new is None:
+            self.runtime.stop(old)
+            if (old.get("status") or {}).get("containerStatuses"):
+                self._stopped.append(old)
 
     def run(self) -> bool:
         """Start pods bound by name, and keep each running pod's readiness in step with its node."""
         context = self.context
         changed = False
+        stopped, self._stopped = self._stopped, []
+        for pod in stopped:
+            for status in pod["status"]["containerStatuses"]:
+                if "running" in (status.get("state") or {}):
+                    context.record(
+                        pod,
+                        "Normal",
+                        "Killing",
+                        f"Stopping container {status['name']}",
+                        "kubelet",
+                        host=pod["spec"].get("nodeName", ""),
+                    )
         nodes = {n["metadata"]["name"]: n for n in context.store.iter(NODE)}
         usage: dict[str, NodeUse] | None = None
+        now = time.time()
         for pod in context.visit(POD):
             node_name = (pod.get("spec") or {}).get("nodeName")
             status = pod.get("status") or {}
@@ -64,6 +78,13 @@ class Kubelet:
                 context.store.put(POD, self.started(pod, node, usage.setdefault(node_name, NodeUse())))
                 changed = True
                 continue
+            if failure_of(pod) == "CrashLoopBackOff":
+                restarted = self.runtime.crash_loop(pod, now)
+                if restarted is not None:
+                    pod = {**pod, "status": {**status, "containerStatuses": restarted}}
+                    status = pod["status"]
+                    context.store.put(POD, pod)
+                    changed = True
             ready = node_is_ready(node) and failure_of(pod) is None
             if is_ready(pod) == ready:
                 continue
@@ -96,40 +117,11 @@ class Kubelet:
         failure = failure_of(pod)
         ready = node_is_ready(node) and not job_pod and failure is None
         previous = (pod.get("status") or {}).get("conditions")
-        statuses = []
-        restarts = 0
-        for container in spec.get("containers") or []:
-            image = container.get("image", "")
-            container_id = f"containerd://{secrets.token_hex(32)}"
-            last_state: dict[str, Any] = {}
-            state: dict[str, Any]
-            if failure == "CrashLoopBackOff":
-                restarts = 5
-                names = f"container={container['name']} pod={pod['metadata']['name']}"
-                message = f"back-off 5m0s restarting failed {names}"
-                state = {"waiting": {"reason": failure, "message": message}}
-                last_state = _terminated(1, "Error", when, container_id)
-            elif failure in ("ImagePullBackOff", "ErrImagePull"):
-                state = {"waiting": {"reason": failure, "message": f'Back-off pulling image "{image}"'}}
-            elif failure == "Error":
-                state = _terminated(1, "Error", when, container_id)
-            elif job_pod:
-                state = _terminated(0, "Completed", when, container_id)
-            else:
-                state = {"running": {"startedAt": when}}
-            statuses.append(
-                {
-                    "name": container["name"],
-                    "image": container.get("image", ""),
-                    "imageID": f"{image}@sha256:{meta.template_hash(image)}",
-                    "containerID": container_id,
-                    "ready": ready,
-                    "restartCount": restarts,
-                    "started": not job_pod and failure is None,
-                    "state": state,
-                    "lastState": last_state,
-                }
-            )
+        bound = {**pod, "spec": {**spec, "nodeName": node["metadata"]["name"]}}
+        statuses = [
+            {**self.runtime.start(bound, container, failure, job_pod, when), "ready": ready}
+            for container in spec.get("containers") or []
+        ]
         ready_status = "True" if ready else "False"
         reason = "PodCompleted" if job_pod else ("" if ready else "ContainersNotReady")
         if failure == "Error":

@@ -16,6 +16,7 @@ from membersim.controllers.statefulsets import StatefulSetController
 from membersim.controllers.taint_eviction import TaintEvictionController, has_no_execute_taints
 from membersim.controllers.workload_status import WorkloadStatusController
 from membersim.events import EventRecorder
+from membersim.logs import LogStore
 from membersim.placement import NodeUse
 from membersim.resources import DEPLOYMENT
 from membersim.store import Store
@@ -26,7 +27,7 @@ MAX_PASSES = 50
 class ControllerManager:
     """Level-triggered: every pass recomputes from the stored objects and writes only differences."""
 
-    def __init__(self, store: Store, events: EventRecorder) -> None:
+    def __init__(self, store: Store, events: EventRecorder, logs: LogStore) -> None:
         self.store = store
         self.context = Context(store, events)
         self.node_usage = NodeUsage(store)
@@ -37,7 +38,7 @@ class ControllerManager:
         self.daemon_sets = DaemonSetController(self.context)
         self.jobs = JobController(self.context)
         self.taint_eviction = TaintEvictionController(self.context)
-        self.kubelet = Kubelet(self.context, self.node_usage)
+        self.kubelet = Kubelet(self.context, self.node_usage, logs)
         self.scheduler = Scheduler(self.context, self.node_usage, self.kubelet)
         self.workload_status = WorkloadStatusController(self.context)
         # The order of kube-controller-manager's work on one change: owners make pods, pods are
@@ -77,6 +78,15 @@ class ControllerManager:
                 raise
             finally:
                 context.scope = None
+
+    def tick(self, now: float) -> None:
+        """What the ticker runs each second: the objects whose time has come, scoped; and, while
+        pods wait for a node or a deadline may pass, every object."""
+        with self.store.lock:
+            if self.needs_ticks():
+                self.reconcile()
+            elif self.context.touch_due(now):
+                self.reconcile()
 
     def run_pass(self) -> bool:
         changed = False
