@@ -344,7 +344,7 @@ def _initial_status(cluster: Cluster, resource: Resource, obj: dict[str, Any]) -
 def _finish_write(cluster: Cluster, resource: Resource, obj: dict[str, Any], dry_run: bool) -> dict[str, Any]:
     if dry_run:
         return obj
-    stored = cluster.store.put(resource, obj)
+    stored = cluster.store.put(resource, meta.shared(obj))
     if resource.plural in RECONCILE_KINDS:
         cluster.controller.reconcile()
     return stored
@@ -365,7 +365,7 @@ def _generate_name(cluster: Cluster, resource: Resource, namespace: str, metadat
 
 
 def create(cluster: Cluster, resource: Resource, namespace: str, body: Any, query: Query) -> dict[str, Any]:
-    obj = copy.deepcopy(_require_object(body))
+    obj = meta.interned_copy(_require_object(body))
     _check_kind(resource, obj)
     _check_fields(resource, obj, query)
     dry_run = query.dry_run
@@ -462,7 +462,7 @@ def _update(
         new = {**existing, "status": obj.get("status") or {}}
         new["metadata"] = {**existing["metadata"]}
     else:
-        new = copy.deepcopy(obj)
+        new = meta.interned_copy(obj)
         new["metadata"] = {**metadata}
         for fixed in ("uid", "creationTimestamp", "generation", "deletionTimestamp"):
             if fixed in existing["metadata"]:

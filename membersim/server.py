@@ -152,9 +152,13 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Cache-Control", "no-cache, private")
         for key, value in (headers or {}).items():
             self.send_header(key, value)
-        self.end_headers()
+        # Headers and body in one write: one system call (and one TCP segment) per small answer.
+        # _headers_buffer is where BaseHTTPRequestHandler gathers the headers until flush_headers.
+        buffer: list[bytes] = self._headers_buffer  # type: ignore[attr-defined]
+        buffer.append(b"\r\n")
         if self.command != "HEAD":
-            self.wfile.write(body)
+            buffer.append(body)
+        self.flush_headers()
 
     def _json(self, code: int, obj: Any, content_type: str = "application/json") -> None:
         self._send(code, json.dumps(obj, separators=(",", ":")).encode(), content_type)
@@ -594,7 +598,7 @@ class Handler(BaseHTTPRequestHandler):
                 last = store.rv
             else:
                 last = int(start)
-                expired = store.changes_since(last) is None
+                expired = store.changes_since(last, resource) is None
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Transfer-Encoding", "chunked")
@@ -620,7 +624,9 @@ class Handler(BaseHTTPRequestHandler):
             if expired:
                 emit(
                     "ERROR",
-                    errors.gone(f"too old resource version: {start} ({store.compacted_rv + 1})").status(),
+                    errors.gone(
+                        f"too old resource version: {start} ({store.compacted_for(resource) + 1})"
+                    ).status(),
                 )
                 return
             for obj in initial:
@@ -648,6 +654,7 @@ class Handler(BaseHTTPRequestHandler):
         emit: Any,
     ) -> None:
         store = cluster.store
+        changed = store.changed_for(resource)
         stopping = self.server.simulator.stopping
         deadline = time.monotonic() + timeout
         last_sent = time.monotonic()
@@ -655,10 +662,10 @@ class Handler(BaseHTTPRequestHandler):
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return
-            with store.changed:
-                if store.rv <= last:
-                    store.changed.wait(min(remaining, 1.0))
-                changes = store.changes_since(last)
+            with changed:
+                if store.latest_rv(resource) <= last:
+                    changed.wait(min(remaining, 1.0))
+                changes = store.changes_since(last, resource)
                 current = store.rv
             if cluster.fault.mode == "errors":
                 return
@@ -672,7 +679,9 @@ class Handler(BaseHTTPRequestHandler):
             if changes is None:
                 emit(
                     "ERROR",
-                    errors.gone(f"too old resource version: {last} ({store.compacted_rv + 1})").status(),
+                    errors.gone(
+                        f"too old resource version: {last} ({store.compacted_for(resource) + 1})"
+                    ).status(),
                 )
                 return
             for change in changes:

@@ -31,7 +31,23 @@ def condition(
         result["lastTransitionTime"] = previous.get("lastTransitionTime", when)
         if update_time and previous.get("reason") == reason and previous.get("message") == message:
             result["lastUpdateTime"] = previous.get("lastUpdateTime", when)
-    return result
+    return shared(result)
+
+
+_SHARED: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
+MAX_SHARED = 4096
+
+
+def shared(condition: dict[str, Any]) -> dict[str, Any]:
+    """One dict for every equal condition: the pods a fleet starts in one second all hold the same
+    five, and stored objects are never changed in place. Callers must not change what they get."""
+    key = tuple(condition.items())
+    found = _SHARED.get(key)
+    if found is None:
+        if len(_SHARED) >= MAX_SHARED:
+            _SHARED.clear()
+        found = _SHARED[key] = condition
+    return found
 
 
 def drop_zero(status: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:

@@ -23,13 +23,24 @@ from membersim.resources import (
     Resource,
 )
 from membersim.store import Store
-from membersim.validation import default_pod_spec
+from membersim.validation import default_pod_spec, is_defaulted
 
 # (resource, namespace, name, old object or None, new object or None) of one write
 Touch = tuple[Resource, str, str, "dict[str, Any] | None", "dict[str, Any] | None"]
 WORKLOADS = {r.kind: r for r in (DEPLOYMENT, REPLICASET, STATEFULSET, DAEMONSET, JOB)}
 # Past this many writes between passes, recomputing everything is as cheap as following them.
 MAX_TOUCHED = 10_000
+
+
+def pod_spec_from(template_spec: dict[str, Any], extra: dict[str, Any] | None) -> dict[str, Any]:
+    """A new pod's spec: the template's, shared (stored objects are never changed in place) when the
+    API server has already defaulted it, as it does every stored template; else a defaulted copy."""
+    spec = {**template_spec, **(extra or {})}
+    if is_defaulted(spec):
+        return spec
+    spec = copy.deepcopy(spec)
+    default_pod_spec(spec)
+    return spec
 
 
 class Context:
@@ -41,7 +52,7 @@ class Context:
         self.events = events
         self.touched: list[Touch] = []
         self.full = True
-        self.scope: list[Touch] | None = None
+        self.begin_pass(None)
         # (when, sequence, resource, namespace, name): objects a controller asked to look at again
         self._timers: list[tuple[float, int, Resource, str, str]] = []
         self._due: dict[tuple[Resource, str, str], float] = {}
@@ -91,28 +102,41 @@ class Context:
 
     # ------------------------------------------------------------ reads
 
+    def begin_pass(self, scope: list[Touch] | None) -> None:
+        """Start a pass over ``scope`` (the writes to follow), or over everything when None."""
+        self.scope = scope
+        self._in_scope: dict[Resource, dict[tuple[str, str], None]] = {}
+        self._expanded_scope = False
+        self._expanded_touched = 0
+
     def visit(self, resource: Resource) -> list[dict[str, Any]]:
         """The objects of ``resource`` this pass looks at: all of them, or (scoped) those written
         since the pass before began and the owners (and their owners) of what was written."""
         if self.scope is None:
             return list(self.store.iter(resource))
-        keys: dict[tuple[str, str], None] = {}
-        for touched_resource, namespace, name, old, new in [*self.scope, *self.touched]:
-            if touched_resource is resource:
-                keys[(namespace, name)] = None
-            for obj in (old, new):
-                if obj is not None:
-                    self._owner_keys(obj, resource, keys, 2)
+        self._expand()
         found = []
-        for namespace, name in keys:
+        for namespace, name in self._in_scope.get(resource, {}):
             obj = self.store.get(resource, namespace, name)
             if obj is not None:
                 found.append(obj)
         return found
 
-    def _owner_keys(
-        self, obj: dict[str, Any], resource: Resource, keys: dict[tuple[str, str], None], depth: int
-    ) -> None:
+    def _expand(self) -> None:
+        """Index the writes not yet indexed (the scope once, then each write made during the pass)."""
+        entries: list[Touch] = []
+        if not self._expanded_scope:
+            entries += self.scope or []
+            self._expanded_scope = True
+        entries += self.touched[self._expanded_touched :]
+        self._expanded_touched = len(self.touched)
+        for touched_resource, namespace, name, old, new in entries:
+            self._in_scope.setdefault(touched_resource, {})[(namespace, name)] = None
+            for obj in (old, new):
+                if obj is not None:
+                    self._owner_keys(obj, 2)
+
+    def _owner_keys(self, obj: dict[str, Any], depth: int) -> None:
         namespace = obj["metadata"].get("namespace", "")
         for ref in obj["metadata"].get("ownerReferences") or []:
             owner_resource = WORKLOADS.get(ref.get("kind", ""))
@@ -121,10 +145,9 @@ class Context:
             owner = self.store.get(owner_resource, namespace, ref.get("name", ""))
             if owner is None or owner["metadata"].get("uid") != ref.get("uid"):
                 continue
-            if owner_resource is resource:
-                keys[(namespace, owner["metadata"]["name"])] = None
+            self._in_scope.setdefault(owner_resource, {})[(namespace, owner["metadata"]["name"])] = None
             if depth > 1:
-                self._owner_keys(owner, resource, keys, depth - 1)
+                self._owner_keys(owner, depth - 1)
 
     def owned(self, resource: Resource, owner: dict[str, Any]) -> list[dict[str, Any]]:
         """The objects of ``resource`` that ``owner`` controls."""
@@ -148,9 +171,7 @@ class Context:
         spec_extra: dict[str, Any] | None = None,
     ) -> None:
         template_meta = template.get("metadata") or {}
-        spec = copy.deepcopy(template.get("spec") or {})
-        spec.update(spec_extra or {})
-        default_pod_spec(spec)
+        spec = pod_spec_from(template.get("spec") or {}, spec_extra)
         metadata: dict[str, Any] = {
             "name": name,
             "namespace": owner["metadata"]["namespace"],
@@ -165,7 +186,7 @@ class Context:
             "status": {"phase": "Pending", "qosClass": qos_class(spec)},
         }
         meta.stamp_new(POD, pod)
-        self.store.put(POD, pod)
+        self.store.put(POD, meta.shared(pod))
         self.record(owner, "Normal", "SuccessfulCreate", f"Created pod: {name}", component)
 
     def delete(
@@ -180,5 +201,5 @@ class Context:
     def write_status(self, resource: Resource, obj: dict[str, Any], status: dict[str, Any]) -> bool:
         if (obj.get("status") or {}) == status:
             return False
-        self.store.put(resource, {**obj, "status": status})
+        self.store.put(resource, {**obj, "status": meta.shared_part(status)})
         return True

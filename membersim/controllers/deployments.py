@@ -3,7 +3,6 @@ replicas, the older ones to zero and pruned past revisionHistoryLimit."""
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from membersim import meta
@@ -70,10 +69,13 @@ class DeploymentController:
         name, namespace = deployment["metadata"]["name"], deployment["metadata"]["namespace"]
         desired = spec.get("replicas", 1)
         template_hash = meta.template_hash(spec.get("template"))
-        template = copy.deepcopy(spec.get("template") or {})
-        template.setdefault("metadata", {}).setdefault("labels", {})["pod-template-hash"] = template_hash
-        selector = copy.deepcopy(spec.get("selector") or {})
-        selector.setdefault("matchLabels", {})["pod-template-hash"] = template_hash
+        # Stored objects are never changed in place, so the ReplicaSet shares the template's pod spec.
+        source = spec.get("template") or {}
+        source_meta = source.get("metadata") or {}
+        labels = {**(source_meta.get("labels") or {}), "pod-template-hash": template_hash}
+        template = {**source, "metadata": {**source_meta, "labels": labels}}
+        selector = dict(spec.get("selector") or {})
+        selector["matchLabels"] = {**(selector.get("matchLabels") or {}), "pod-template-hash": template_hash}
         rs_name = f"{name}-{template_hash}"
         replica_set = {
             "metadata": {
@@ -96,7 +98,7 @@ class DeploymentController:
             "status": {"replicas": 0},
         }
         meta.stamp_new(REPLICASET, replica_set)
-        self.context.store.put(REPLICASET, replica_set)
+        self.context.store.put(REPLICASET, meta.shared(replica_set))
         self.context.record(
             deployment,
             "Normal",

@@ -4,7 +4,11 @@ the pod is annotated to) and keep each running pod's readiness in step with its 
 from __future__ import annotations
 
 import ipaddress
+import itertools
+import socket
+import struct
 import time
+from collections.abc import Collection
 from typing import Any
 
 from membersim import meta
@@ -18,16 +22,20 @@ from membersim.pods import FINISHED, failure_of, is_ready, qos_class
 from membersim.resources import NODE, POD, Resource
 
 
-def allocate_ip(node: dict[str, Any], use: NodeUse) -> str:
-    """The first free address of the node's pod CIDR (none without one)."""
+def allocate_ip(node: dict[str, Any], taken: Collection[str]) -> str:
+    """A free address of the node's pod CIDR (none without one). The search starts past as many
+    addresses as are taken, where the first free one usually is, so a full node costs no more."""
     cidr = (node.get("spec") or {}).get("podCIDR")
     if not cidr:
         return ""
     network = ipaddress.ip_network(cidr)
-    for offset in range(2, network.num_addresses - 1):
-        candidate = str(network.network_address + offset)
-        if candidate not in use.ips:
-            use.ips.add(candidate)
+    if network.version != 4:
+        return ""
+    base, size = int(network.network_address), network.num_addresses
+    start = min(len(taken) + 2, size - 2)
+    for offset in itertools.chain(range(start, size - 1), range(2, start)):
+        candidate = socket.inet_ntoa(struct.pack("!I", base + offset))
+        if candidate not in taken:
             return candidate
     return ""
 
@@ -74,7 +82,7 @@ class Kubelet:
                 continue
             node = nodes[node_name]
             if not status.get("startTime"):
-                usage = usage if usage is not None else self.usage.copy()
+                usage = usage if usage is not None else self.usage.copy(with_ips=False)
                 context.store.put(POD, self.started(pod, node, usage.setdefault(node_name, NodeUse())))
                 changed = True
                 continue
@@ -112,7 +120,8 @@ class Kubelet:
         node_ip = next(
             (a["address"] for a in node["status"].get("addresses") or [] if a.get("type") == "InternalIP"), ""
         )
-        pod_ip = node_ip if spec.get("hostNetwork") else allocate_ip(node, use)
+        taken = self.usage.node_ips(node["metadata"]["name"])
+        pod_ip = node_ip if spec.get("hostNetwork") else allocate_ip(node, taken)
         job_pod = any(ref.get("kind") == "Job" for ref in pod["metadata"].get("ownerReferences") or [])
         failure = failure_of(pod)
         ready = node_is_ready(node) and not job_pod and failure is None
@@ -153,5 +162,4 @@ class Kubelet:
             use.cpu_m -= pod_requests(pod).cpu_m
             use.memory -= pod_requests(pod).memory
             use.pods -= 1
-            use.ips.discard(pod_ip)
-        return {**pod, "status": status}
+        return {**pod, "status": meta.shared_part(status)}

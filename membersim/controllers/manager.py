@@ -13,12 +13,12 @@ from membersim.controllers.node_usage import NodeUsage
 from membersim.controllers.replicasets import ReplicaSetController
 from membersim.controllers.scheduler import Scheduler
 from membersim.controllers.statefulsets import StatefulSetController
-from membersim.controllers.taint_eviction import TaintEvictionController, has_no_execute_taints
+from membersim.controllers.taint_eviction import TaintEvictionController
 from membersim.controllers.workload_status import WorkloadStatusController
 from membersim.events import EventRecorder
 from membersim.logs import LogStore
 from membersim.placement import NodeUse
-from membersim.resources import DEPLOYMENT
+from membersim.resources import POD
 from membersim.store import Store
 
 MAX_PASSES = 50
@@ -68,24 +68,29 @@ class ControllerManager:
                     if context.full:
                         context.full = False
                         context.touched = []
-                        context.scope = None
+                        context.begin_pass(None)
                     else:
-                        context.scope, context.touched = context.touched, []
+                        scope, context.touched = context.touched, []
+                        context.begin_pass(scope)
                     if not self.run_pass():
                         break
             except BaseException:
                 context.full = True  # the writes a failed pass was following must not be forgotten
                 raise
             finally:
-                context.scope = None
+                context.begin_pass(None)
 
     def tick(self, now: float) -> None:
-        """What the ticker runs each second: the objects whose time has come, scoped; and, while
-        pods wait for a node or a deadline may pass, every object."""
+        """What the ticker runs each second: the objects whose time has come (a restart, a deadline,
+        a toleration running out) and the pods still waiting for a node, as a scoped pass."""
         with self.store.lock:
-            if self.needs_ticks():
-                self.reconcile()
-            elif self.context.touch_due(now):
+            due = self.context.touch_due(now)
+            for namespace, name in list(self.node_usage.unbound):
+                pod = self.store.get(POD, namespace, name)
+                if pod is not None and not self.context.full:
+                    self.context.touched.append((POD, namespace, name, pod, pod))
+                due = due or pod is not None
+            if due:
                 self.reconcile()
 
     def run_pass(self) -> bool:
@@ -99,15 +104,8 @@ class ControllerManager:
         return self.node_usage.copy()
 
     def needs_ticks(self) -> bool:
-        """Whether time alone can change something: a NoExecute taint, a deployment waiting for its pods,
-        or pods still waiting for a node (capacity freed by a delete is retried on the next tick)."""
+        """Whether time alone can change something: an object asked to be looked at again (a crash-loop
+        restart, a progress deadline, a toleration), or pods waiting for a node (capacity freed by a
+        delete is retried on the next tick)."""
         with self.store.lock:
-            return (
-                bool(self.node_usage.unbound)
-                or has_no_execute_taints(self.store)
-                or any(
-                    c.get("type") == "Progressing" and c.get("reason") == "ReplicaSetUpdated"
-                    for d in self.store.iter(DEPLOYMENT)
-                    for c in (d.get("status") or {}).get("conditions") or []
-                )
-            )
+            return bool(self.node_usage.unbound) or self.context.next_due() is not None

@@ -3,6 +3,8 @@ wait for a node: placing a pod never sums every pod in the cluster."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from membersim.placement import NodeUse, pod_requests
 from membersim.pods import is_active
 from membersim.resources import POD, Resource
@@ -53,9 +55,15 @@ class NodeUsage:
             del self._usage[node_name]
             self._node_ips.pop(node_name, None)
 
-    def copy(self) -> dict[str, NodeUse]:
-        """Requests and IPs of the active pods bound to each node (a copy the caller may change)."""
+    def copy(self, *, with_ips: bool = True) -> dict[str, NodeUse]:
+        """Requests (and IPs) of the active pods bound to each node (a copy the caller may change)."""
         return {
-            node_name: NodeUse(use.cpu_m, use.memory, use.pods, set(self._node_ips.get(node_name, ())))
+            node_name: NodeUse(
+                use.cpu_m, use.memory, use.pods, set(self._node_ips.get(node_name, ())) if with_ips else set()
+            )
             for node_name, use in self._usage.items()
         }
+
+    def node_ips(self, node_name: str) -> Collection[str]:
+        """The pod IPs in use on a node, live: a pod stored with a new IP is in it at once."""
+        return self._node_ips.get(node_name, {}).keys()

@@ -38,7 +38,7 @@ class Scheduler:
             )
         )
         nodes = sorted(store.iter(NODE), key=lambda n: n["metadata"]["name"])
-        usage = self.usage.copy()
+        usage = self.usage.copy(with_ips=False)
         changed = False
         for pod in pending:
             node_name, message = choose_node(pod, nodes, usage)

@@ -11,7 +11,6 @@ from membersim.controllers.context import Context
 from membersim.placement import tolerates
 from membersim.pods import is_active
 from membersim.resources import NODE, POD
-from membersim.store import Store
 
 COMPONENT = "taint-eviction-controller"
 # The DefaultTolerationSeconds admission plugin gives every pod this long on a not-ready or
@@ -28,14 +27,6 @@ def toleration_seconds(pod: dict[str, Any], taint: dict[str, Any]) -> float | No
     if taint.get("key") in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"):
         return float(DEFAULT_TOLERATION_SECONDS)
     return 0.0
-
-
-def has_no_execute_taints(store: Store) -> bool:
-    return any(
-        t.get("effect") == "NoExecute"
-        for n in store.iter(NODE)
-        for t in (n.get("spec") or {}).get("taints") or []
-    )
 
 
 class TaintEvictionController:
@@ -59,18 +50,20 @@ class TaintEvictionController:
                     continue
                 for taint in taints:
                     seconds = toleration_seconds(pod, taint)
-                    if seconds is not None and (
-                        seconds == 0 or now - meta.parse_time(taint.get("timeAdded")) >= seconds
-                    ):
-                        where = f"{pod['metadata']['namespace']}/{pod['metadata']['name']}"
-                        context.record(
-                            pod,
-                            "Normal",
-                            "TaintManagerEviction",
-                            f"Marking for deletion Pod {where}",
-                            COMPONENT,
+                    if seconds is None:
+                        continue
+                    expires = meta.parse_time(taint.get("timeAdded")) + seconds
+                    if seconds and now < expires:
+                        # Looked at again when the toleration runs out, not on every tick until then.
+                        context.requeue_at(
+                            POD, pod["metadata"]["namespace"], pod["metadata"]["name"], expires
                         )
-                        context.delete(POD, pod, None, COMPONENT)
-                        changed = True
-                        break
+                        continue
+                    where = f"{pod['metadata']['namespace']}/{pod['metadata']['name']}"
+                    context.record(
+                        pod, "Normal", "TaintManagerEviction", f"Marking for deletion Pod {where}", COMPONENT
+                    )
+                    context.delete(POD, pod, None, COMPONENT)
+                    changed = True
+                    break
         return changed

@@ -38,7 +38,7 @@ def progressing(deployment: dict[str, Any], rs_name: str, updated: int, availabl
         update_time=True,
     )
     if progressed:
-        current["lastUpdateTime"] = meta.now()
+        current = {**current, "lastUpdateTime": meta.now()}
     deadline = deployment["spec"].get("progressDeadlineSeconds", 600)
     if time.time() - meta.parse_time(current["lastUpdateTime"]) > deadline:
         message = f'ReplicaSet "{rs_name}" has timed out progressing.'
@@ -134,7 +134,15 @@ class WorkloadStatusController:
                 condition(old, "Progressing", "True", "NewReplicaSetAvailable", message, update_time=True)
             )
         else:
-            conditions.append(progressing(deployment, rs_name, updated, available))
+            current = progressing(deployment, rs_name, updated, available)
+            conditions.append(current)
+            if current.get("reason") == "ReplicaSetUpdated":
+                # Looked at again when the progress deadline passes, not on every tick until then.
+                deadline = (
+                    meta.parse_time(current["lastUpdateTime"]) + spec.get("progressDeadlineSeconds", 600) + 1
+                )
+                metadata = deployment["metadata"]
+                self.context.requeue_at(DEPLOYMENT, metadata["namespace"], metadata["name"], deadline)
         status: dict[str, Any] = {
             "observedGeneration": deployment["metadata"].get("generation", 1),
             "replicas": total,
@@ -228,11 +236,16 @@ class WorkloadStatusController:
                 condition(old_conditions, "SuccessCriteriaMet", "True", "CompletionsReached", message),
                 condition(old_conditions, "Complete", "True", "CompletionsReached", message),
             ]
-            for c in status["conditions"]:
-                c["lastProbeTime"] = next(
-                    (o.get("lastProbeTime") for o in old_conditions or [] if o.get("type") == c["type"]),
-                    c["lastTransitionTime"],
-                )
+            status["conditions"] = [
+                {
+                    **c,
+                    "lastProbeTime": next(
+                        (o.get("lastProbeTime") for o in old_conditions or [] if o.get("type") == c["type"]),
+                        c["lastTransitionTime"],
+                    ),
+                }
+                for c in status["conditions"]
+            ]
         elif failed > job["spec"].get("backoffLimit", 6):
             message = "Job has reached the specified backoff limit"
             status["conditions"] = [
