@@ -17,7 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from membersim import api, discovery, errors, openapi_v2, pod_logs, tables
+from membersim import api, discovery, encoding, errors, openapi_v2, pod_logs, tables
 from membersim.cluster import Cluster
 from membersim.resources import NODE_METRICS, POD, POD_METRICS, SERVICE_CIDRS, Resource, find
 from membersim.store import Change
@@ -483,16 +483,8 @@ class Handler(BaseHTTPRequestHandler):
             if as_table:
                 self._json(200, tables.table(resource, items, list_meta, include=include))
                 return
-            stripped = [{k: v for k, v in item.items() if k not in ("kind", "apiVersion")} for item in items]
-            self._json(
-                200,
-                {
-                    "kind": f"{resource.kind}List",
-                    "apiVersion": resource.api_version,
-                    "metadata": list_meta,
-                    "items": stripped,
-                },
-            )
+            body = encoding.encode_list(f"{resource.kind}List", resource.api_version, list_meta, items)
+            self._send(200, body)
             return
         if sub == "eviction":
             raise errors.method_not_allowed("GET")
@@ -616,7 +608,10 @@ class Handler(BaseHTTPRequestHandler):
                     with_columns=first[0],
                 )
                 first[0] = False
-            data = json.dumps({"type": kind, "object": obj}, separators=(",", ":")).encode() + b"\n"
+            if as_table or kind not in ("ADDED", "MODIFIED", "DELETED"):
+                data = json.dumps({"type": kind, "object": obj}, separators=(",", ":")).encode() + b"\n"
+            else:
+                data = encoding.encode_event(kind, obj) + b"\n"
             self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
             self.wfile.flush()
 

@@ -121,6 +121,8 @@ class Simulator:
         while not self.stopping.wait(TICK_SECONDS):
             now = time.time()
             for cluster in list(self.clusters.values()):
+                if self.stopping.is_set():
+                    return
                 cluster.controller.tick(now)
 
     def _listen_preferred(self, key: str | None, port: int, names: list[str]) -> MemberServer:
