@@ -31,7 +31,6 @@ class Store:
 
     def __init__(self) -> None:
         self.lock = threading.RLock()
-        self.changed = threading.Condition(self.lock)
         self.rv = 0
         self._objects: dict[Resource, dict[str, dict[str, dict[str, Any]]]] = {}
         # Per resource, so a burst of Events does not push a Deployment watcher's changes out of reach,
@@ -143,7 +142,6 @@ class Store:
             self._compacted[change.resource] = log[0].rv
         log.append(change)
         self._latest[change.resource] = change.rv
-        self.changed.notify_all()
         condition = self._conditions.get(change.resource)
         if condition is not None:
             condition.notify_all()
@@ -181,4 +179,5 @@ class Store:
     def close(self) -> None:
         with self.lock:
             self.closed = True
-            self.changed.notify_all()
+            for condition in self._conditions.values():
+                condition.notify_all()
