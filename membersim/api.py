@@ -660,9 +660,12 @@ def _apply(
         merged = patching.strategic_merge_patch(merged, config)
     except patching.PatchError as error:
         raise errors.bad_request(str(error)) from None
-    merged["metadata"]["resourceVersion"] = (config.get("metadata") or {}).get("resourceVersion") or existing[
-        "metadata"
-    ]["resourceVersion"]
+    # A new metadata dict: the merge shares what the config did not touch with the stored object.
+    sent_rv = (config.get("metadata") or {}).get("resourceVersion")
+    merged["metadata"] = {
+        **merged["metadata"],
+        "resourceVersion": sent_rv or existing["metadata"]["resourceVersion"],
+    }
     result = _update(cluster, resource, existing, merged, subresource, query.dry_run)
     if not query.dry_run:
         cluster.applied[key] = copy.deepcopy(config)
