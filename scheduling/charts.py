@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from typing import Any
 
 import plotly.graph_objects as go
 
@@ -77,6 +79,6 @@ def split_figure(
     return go.Figure(traces, layout=layout)
 
 
-def figure_json(fig: go.Figure) -> str:
-    """The JSON app.js reads from a ``data-plotly`` attribute."""
-    return fig.to_json()
+def figure_data(fig: go.Figure) -> dict[str, Any]:
+    """The figure as plain data, for the page to pass to app.js with ``json_script``."""
+    return json.loads(fig.to_json())
