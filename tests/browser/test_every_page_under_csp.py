@@ -20,9 +20,9 @@ from observability.models import Receiver, Silence
 from scheduling.models import PropagationPolicy, ResourceTemplate
 from scheduling.services import apply_yaml
 from tests.browser.conftest import ARTIFACTS
-from tests.browser.routes import page_paths
 from tests.conftest import make_user
 from tests.support.members import eager_tasks, register
+from tests.support.pages import page_paths
 
 pytestmark = [
     pytest.mark.browser,

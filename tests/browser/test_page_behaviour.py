@@ -69,7 +69,8 @@ def test_allocation_bars_are_as_wide_as_their_share(signed_in_page, live_server)
     fills = page.locator("#clusters tr[data-cluster=beijing] .bar > span")
     expect(fills).to_have_count(2)
     widths = fills.evaluate_all(
-        "spans => spans.map(s => s.getBoundingClientRect().width / s.parentElement.getBoundingClientRect().width)"
+        "spans => spans.map(s => s.getBoundingClientRect().width"
+        " / s.parentElement.getBoundingClientRect().width)"
     )
     assert [round(w, 2) for w in widths] == [0.61, 0.25]
 

@@ -39,7 +39,7 @@ def routes_with_arguments(resolver=None, prefix: str = "", namespace: str = "") 
 
 
 def page_paths(client: Client, pages_with_arguments: dict[str, str]) -> list[str]:
-    """Every path that answers a signed-in GET with an HTML page, and the given pages of routes with arguments.
+    """The paths that answer a signed-in GET with a whole HTML page, and the pages given for the rest.
 
     Fails when a route with arguments is neither given nor known as an action or a fragment.
     """
