@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -27,7 +28,8 @@ def split_figure(
 
     Bars of clusters whose share exceeds their capacity are drawn in the warning colour.
     """
-    names = list(clusters)
+    # plotly reads tags such as <a href> and <b> in text; escaped, a name is drawn exactly as written.
+    names = [html.escape(name, quote=False) for name in clusters]
     colours = [
         OVER_CAPACITY_COLOUR if flag else PROPOSED_COLOUR for flag in (over_capacity or [False] * len(names))
     ]
