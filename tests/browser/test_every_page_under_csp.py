@@ -158,3 +158,31 @@ def test_every_page_keeps_to_the_csp_and_logs_no_error(fleet, page, browser_prob
         if found:
             problems_by_page[path] = found
     assert problems_by_page == {}
+
+
+def test_the_api_docs_run_a_call_from_the_browser_under_the_csp(
+    signed_in_page, live_server, browser_problems
+):
+    page = signed_in_page("viewer")
+    page.goto(f"{live_server.url}/api/docs/")
+    operation = page.locator("#operations-v1-v1_clusters_list")
+    operation.locator(".opblock-summary").click()
+    operation.get_by_role("button", name="Try it out").click()
+    operation.get_by_role("button", name="Execute").click()
+    expect(
+        operation.locator(".live-responses-table tbody .response-col_status").first
+    ).to_have_text("200")
+    assert browser_problems.console_errors == []
+
+
+def test_a_locked_out_user_reads_why_on_the_sign_in_page(page, live_server, viewer, settings, screenshot):
+    settings.AXES_FAILURE_LIMIT = 2
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        for _ in range(2):
+            page.goto(f"{live_server.url}/accounts/login/")
+            page.fill("input[name=username]", viewer.username)
+            page.fill("input[name=password]", "not the password")
+            page.click("button[type=submit]")
+        expect(page.locator("#lockout-message")).to_contain_text("Try again in 15 minutes.")
+        screenshot(page, f"login-locked-out-{scheme}")
