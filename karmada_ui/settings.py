@@ -153,7 +153,6 @@ STORAGES = {
     },
 }
 
-
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
@@ -274,15 +273,16 @@ LOGGING = {
     "loggers": {"django.server": {"level": "WARNING"}},
 }
 
+# Security headers on every response. The policy allows no inline script or style, no eval and no
+# plugins: pages keep their behaviour in static/js, bound by data attributes, and pass data to it with
+# json_script (tests/browser/test_every_page_under_csp.py walks every page and fails on a violation).
+# plotly.js creates empty <style> elements and fills them through the CSSOM, which the CSP does not
+# govern; the hash of the empty string admits exactly those, and no inline style with content.
 EMPTY_INLINE_STYLE = "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='"
-# Security headers on every response. The policy allows no inline script, no eval and no plugins; pages
-# keep their behaviour in static/js and pass data to it with json_script. Styles: see STYLE_SRC below.
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": [SELF],
         "script-src": [SELF],
-        # plotly.js creates empty <style> elements and fills them through the CSSOM, which the CSP does not
-        # govern; this hash (of the empty string) admits exactly those, and no inline style with content.
         "style-src": [SELF, EMPTY_INLINE_STYLE],
         "img-src": [SELF, "data:"],  # the empty favicon and Swagger UI's icons are data: URIs
         "object-src": [NONE],
