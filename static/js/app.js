@@ -47,7 +47,7 @@
   }
 
   function pollDue() {
-    if (document.visibilityState !== "visible" || !window.htmx) return;
+    if (document.visibilityState !== "visible") return;
     var now = Date.now();
     document.querySelectorAll("[data-poll]").forEach(function (el) {
       var interval = pollInterval(el);
@@ -57,7 +57,7 @@
         lastPolled.set(el, now); /* new on the page (or swapped in): its content is fresh */
       } else if (now - last >= interval) {
         lastPolled.set(el, now);
-        window.htmx.trigger(el, "poll");
+        el.dispatchEvent(new CustomEvent("poll")); /* not bubbling: a polled ancestor keeps its own pace */
       }
     });
   }
