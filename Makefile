@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
+APPS := karmada_ui core metrics clusters scheduling observability kubesyntax
 
 .PHONY: demo test lint bench install install-dev clean
 
@@ -29,6 +30,7 @@ lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy $(APPS)
 
 bench: $(VENV)/.dev
 	@failed=""; for b in bench/bench_*.py; do echo "== $$b"; $(PY) $$b || failed="$$failed $$b"; done; \

@@ -102,7 +102,7 @@ def main() -> int:
         from django.test import Client
         from django.urls import reverse
 
-        from karmada_ui.roles import OPERATOR, grant
+        from core.roles import OPERATOR, grant
 
         demo_fleet()
         user = get_user_model().objects.create_user("bench-operator", password="bench-password-123")

@@ -9,20 +9,20 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from fractions import Fraction
 from typing import Any
 
 from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
-from clusters import health, k8s
+from clusters import health, k8s, signals
 from clusters.credentials import CredentialsUnreadable
 from clusters.editing import update_spec
 from clusters.k8s import Resources
 from clusters.models import Cluster, ClusterEvent, ClusterSample
-from clusters.quantities import format_cpu, format_memory
-from observability.engine import evaluate_alerts_soon
-from observability.recording import observe as record_metric
+from kubesyntax.resources import format_resource
+from metrics.recording import observe as record_metric
 
 DISCOVERY_EVERY = timedelta(minutes=10)
 MAX_CONFIRMATIONS = 3
@@ -158,7 +158,7 @@ def _collect(cluster: Cluster, clock: Clock) -> Collected:
     result.transitioned = transitioned
     _save(cluster, state, probe, status_fields, now, transitioned)
     if transitioned:
-        evaluate_alerts_soon()  # alerts on Ready follow the change at once, not at the next beat
+        signals.ready_changed.send(sender=Cluster, cluster=cluster.name, ready=state.ready)
     record_metric("cluster_sync_status_duration_seconds", time.monotonic() - sync_started, labels)
     return result
 
@@ -283,8 +283,8 @@ def node_list(nodes: list[k8s.NodeInfo], pods: list[k8s.PodInfo]) -> list[dict[s
 
 def _resource_list(resources: Resources) -> dict[str, str]:
     return {
-        "cpu": format_cpu(resources.cpu_milli),
-        "memory": format_memory(resources.memory_bytes),
+        "cpu": format_resource("cpu", Fraction(resources.cpu_milli, 1000)),
+        "memory": format_resource("memory", Fraction(resources.memory_bytes)),
         "pods": str(resources.pods),
     }
 

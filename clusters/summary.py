@@ -14,13 +14,12 @@ from django.utils.translation import ngettext
 from clusters.editing import UNSCHEDULABLE_TAINT, describe_taint
 from clusters.health import FALSE, TRUE, UNKNOWN
 from clusters.models import Cluster
-from observability.engine import firing_count
 
 HOT_ALLOCATION = 0.9
 
 
-def fleet_summary() -> str:
-    """ "12 clusters · 11 Ready · 1 NotReady" — one query, shown in every page's header."""
+def fleet_summary_parts() -> list[str]:
+    """ "12 clusters", "11 Ready", "1 NotReady" — one query, for every page's header line."""
     counts = Cluster.objects.aggregate(
         n_total=Count("id"),
         n_ready=Count("id", filter=Q(ready=TRUE)),
@@ -35,10 +34,7 @@ def fleet_summary() -> str:
         parts.append(_("%(n)d NotReady") % {"n": counts["n_not_ready"]})
     if counts["n_unknown"]:
         parts.append(_("%(n)d Unknown") % {"n": counts["n_unknown"]})
-    firing = firing_count()
-    if firing:
-        parts.append(ngettext("%(n)d alert firing", "%(n)d alerts firing", firing) % {"n": firing})
-    return " · ".join(parts)
+    return parts
 
 
 def ago(seconds: float) -> str:

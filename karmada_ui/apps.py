@@ -1,4 +1,4 @@
-"""App configuration for the project package: roles, the demo command and the page chrome."""
+"""App configuration for the project package: the demo command, the page chrome and the Celery broker."""
 
 from django.apps import AppConfig
 
@@ -8,9 +8,6 @@ class KarmadaUiConfig(AppConfig):
     verbose_name = "karmada-ui"
 
     def ready(self) -> None:
-        from django.db.models.signals import post_migrate
+        from karmada_ui import celery
 
-        from karmada_ui import celery, roles
-
-        post_migrate.connect(roles.ensure_role_groups, sender=self)
         celery.prepare_folder_broker()

@@ -66,7 +66,7 @@ def _scheduling_schedule() -> dict:
 
     interval = settings.SCHEDULING_RECONCILE_INTERVAL
     return {
-        "scheduling.reconcile": {
+        "scheduling.controllers.reconcile": {
             "task": "scheduling.tasks.reconcile",
             "schedule": interval,
             "options": {"expires": interval},

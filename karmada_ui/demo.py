@@ -15,7 +15,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command, get_commands
 
-from karmada_ui.roles import ADMIN, grant
+from core.roles import ADMIN, grant
 
 DEMO_CLUSTERS = (
     # name, membersim options, cluster labels given at join

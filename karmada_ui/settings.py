@@ -11,7 +11,7 @@ from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
-from karmada_ui.env import (
+from core.env import (
     email_url_parts,
     env_bool,
     env_duration,
@@ -58,6 +58,8 @@ INSTALLED_APPS = [
     "csp",
     "axes",
     "karmada_ui",
+    "core",
+    "metrics",
     "clusters",
     "scheduling",
     "scheduling.editor",
@@ -158,15 +160,15 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["karmada_ui.permissions.RolePermission"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "karmada_ui.pagination.StrictLimitOffsetPagination",
+    "DEFAULT_PERMISSION_CLASSES": ["core.permissions.RolePermission"],
+    "DEFAULT_SCHEMA_CLASS": "core.api_schema.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "core.pagination.StrictLimitOffsetPagination",
     "PAGE_SIZE": 100,
-    "EXCEPTION_HANDLER": "karmada_ui.api_errors.exception_handler",
+    "EXCEPTION_HANDLER": "core.api_errors.exception_handler",
     # Rates live in API_THROTTLE_RATES below; these classes read them on every request.
     "DEFAULT_THROTTLE_CLASSES": [
-        "karmada_ui.throttles.AnonymousRateThrottle",
-        "karmada_ui.throttles.UserRateThrottle",
+        "core.throttles.AnonymousRateThrottle",
+        "core.throttles.UserRateThrottle",
     ],
     "NUM_PROXIES": TRUSTED_PROXY_COUNT,
 }
@@ -210,7 +212,6 @@ HEALTH_CALL_TIMEOUT = env_float("HEALTH_CALL_TIMEOUT", 3.0, minimum=0.1)
 HEALTH_FAILURE_THRESHOLD = env_float("HEALTH_FAILURE_THRESHOLD", 3.0, minimum=0.0)
 HEALTH_SUCCESS_THRESHOLD = env_float("HEALTH_SUCCESS_THRESHOLD", 5.0, minimum=0.0)
 HEALTH_UNKNOWN_AFTER = env_float("HEALTH_UNKNOWN_AFTER", 40.0, minimum=1.0)
-FLEET_SUMMARY_PROVIDER = "clusters.summary.fleet_summary"
 
 # Scheduling and propagation: seconds between reconcile passes (detection, triggers, drift, status).
 SCHEDULING_RECONCILE_INTERVAL = env_float("SCHEDULING_RECONCILE_INTERVAL", 10.0, minimum=1.0)

@@ -7,7 +7,7 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from rest_framework.authtoken.views import ObtainAuthToken
 
-from karmada_ui.throttles import AuthTokenRateThrottle
+from core.throttles import AuthTokenRateThrottle
 
 LOCKOUT_MARKS = ("axes_locked_out", "axes_credentials")
 

@@ -13,9 +13,11 @@ from karmada_ui.token_view import obtain_auth_token
 api_v1 = [
     path("auth/token/", obtain_auth_token, name="api-token"),
     path("", include("clusters.api_urls")),
-    path("", include("scheduling.api_urls")),
+    path("", include("scheduling.api.urls")),
     path("", include("observability.api_urls")),
 ]
+
+handler404 = "core.api_errors.page_not_found"
 
 urlpatterns = [
     path("", views.home, name="home"),

@@ -11,7 +11,8 @@ from datetime import datetime, timedelta
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from observability import notify, recording
+from metrics import recording
+from observability import notify
 from observability.models import ACTIVE_STATES, Alert, AlertState
 from observability.rules import Rule, alert_rules, fill_template
 from observability.values import DatabaseSource
@@ -114,7 +115,7 @@ def _fire(alert: Alert, now: datetime, outcome: Outcome) -> None:
         if won:
             alert.refresh_from_db()
             outcome.fired.append(alert.pk)
-            notify.queue(alert, AlertState.FIRING, now)
+            notify.queue(alert, str(AlertState.FIRING), now)
 
 
 def _end(alert: Alert, now: datetime, outcome: Outcome) -> None:
@@ -129,4 +130,4 @@ def _end(alert: Alert, now: datetime, outcome: Outcome) -> None:
         if won:
             alert.refresh_from_db()
             outcome.resolved.append(alert.pk)
-            notify.queue(alert, AlertState.RESOLVED, now)
+            notify.queue(alert, str(AlertState.RESOLVED), now)

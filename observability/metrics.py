@@ -17,7 +17,7 @@ from prometheus_client.core import (
     Metric,
 )
 
-from observability.catalogue import CLUSTER_GAUGES, COUNTER, RECORDED
+from metrics.catalogue import CLUSTER_GAUGES, COUNTER, RECORDED
 from observability.values import cluster_gauges, counter_values, histogram_values
 
 

@@ -11,10 +11,10 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from clusters.models import Cluster, ReadyState
-from observability.catalogue import BY_NAME, CLUSTER_GAUGES, COUNTER, HISTOGRAM, MetricDef
+from metrics.catalogue import BY_NAME, CLUSTER_GAUGES, COUNTER, HISTOGRAM, MetricDef
+from metrics.models import Tally
+from metrics.recording import labels_from_key
 from observability.expr import Labels, Vector, labels_of
-from observability.models import Tally
-from observability.recording import labels_from_key
 
 MILLI = 1000
 

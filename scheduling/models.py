@@ -7,18 +7,37 @@ from typing import Any
 
 from django.db import models
 
-from scheduling import names
+from scheduling.karmada import names
+from scheduling.karmada.names import (
+    CLUSTER_OVERRIDE_POLICY,
+    CLUSTER_PROPAGATION_POLICY,
+    CLUSTER_RESOURCE_BINDING,
+    HEALTHY,
+    OVERRIDE_POLICY,
+    PROPAGATION_POLICY,
+    RESOURCE_BINDING,
+    UNHEALTHY,
+    UNKNOWN,
+)
 
-PROPAGATION_POLICY = "PropagationPolicy"
-CLUSTER_PROPAGATION_POLICY = "ClusterPropagationPolicy"
-OVERRIDE_POLICY = "OverridePolicy"
-CLUSTER_OVERRIDE_POLICY = "ClusterOverridePolicy"
-RESOURCE_BINDING = "ResourceBinding"
-CLUSTER_RESOURCE_BINDING = "ClusterResourceBinding"
-
-HEALTHY = "Healthy"
-UNHEALTHY = "Unhealthy"
-UNKNOWN = "Unknown"
+__all__ = [
+    "CLUSTER_OVERRIDE_POLICY",
+    "CLUSTER_PROPAGATION_POLICY",
+    "CLUSTER_RESOURCE_BINDING",
+    "HEALTHY",
+    "OVERRIDE_POLICY",
+    "PROPAGATION_POLICY",
+    "RESOURCE_BINDING",
+    "UNHEALTHY",
+    "UNKNOWN",
+    "ClusterTaintPolicy",
+    "Event",
+    "OverridePolicy",
+    "PropagationPolicy",
+    "ResourceBinding",
+    "ResourceTemplate",
+    "Work",
+]
 
 
 class ResourceTemplate(models.Model):

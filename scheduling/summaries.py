@@ -9,9 +9,9 @@ import yaml
 from django.db.models import Prefetch, QuerySet
 
 from scheduling import events
-from scheduling.detector import candidate
-from scheduling.exporting import binding_document, propagation_policy_document, template_document
-from scheduling.interpreter import workload_of
+from scheduling.controllers.detector import candidate
+from scheduling.controllers.export import binding_document, propagation_policy_document, template_document
+from scheduling.karmada.interpreter import workload_of
 from scheduling.models import Event, PropagationPolicy, ResourceBinding, ResourceTemplate, Work
 from scheduling.planner import InputError, Placement
 

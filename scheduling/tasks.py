@@ -5,8 +5,8 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import transaction
 
-from scheduling import detector, dispatch, propagation, scheduler
-from scheduling import reconcile as reconciling
+from scheduling.controllers import detector, dispatch, propagation, scheduler
+from scheduling.controllers import reconcile as reconciling
 
 # Works are applied in chunks: one task, many member calls in parallel.
 CHUNK = 100

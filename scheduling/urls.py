@@ -12,6 +12,8 @@ urlpatterns = [
     path("policies/", views.policies, name="policies"),
     path("policies/<int:pk>/", views.policy, name="policy"),
     path("policies/<int:pk>/rebalance/", views.policy_rebalance, name="policy-rebalance"),
+    path("workloads/on/<str:name>/", views.cluster_workloads, name="cluster_workloads"),
+    path("workloads/moves/", views.moves, name="moves"),
     path("audit/", views.audit_log, name="audit"),
     path("", include("scheduling.editor.urls")),
 ]

@@ -1,19 +1,33 @@
-"""Pages of scheduling: workloads, the workload chain, policies and the audit log, plus Rebalance."""
+"""Pages of scheduling: workloads, the workload chain, policies and the audit log, plus Rebalance; and the
+fragments other apps' pages embed (the workloads on a cluster, the fleet's last moves)."""
 
 from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
-from karmada_ui.models import AuditEntry
-from karmada_ui.permissions import role_required
-from karmada_ui.roles import OPERATOR, VIEWER, has_role
+from clusters.models import Cluster
+from core.models import AuditEntry
+from core.permissions import role_required
+from core.roles import OPERATOR, VIEWER, has_role
 from scheduling import services, summaries
 from scheduling.models import PropagationPolicy, ResourceBinding, ResourceTemplate
+from scheduling.placements import (
+    PLACEMENT_SORTS,
+    filter_placements,
+    list_placements,
+    recent_moves,
+    sort_placements,
+)
 
 PAGE_SIZE = 50
 SORTS = {"name": "name", "-name": "-name", "kind": "kind", "namespace": "namespace", "policy": "policy__name"}
@@ -80,11 +94,88 @@ def policy_rebalance(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("scheduling:policy", pk=pk)
 
 
+AUDIT_VALUE_CHARS = 300
+
+
+def _shown(change: dict[str, Any], side: str) -> str | None:
+    """One side of a changed field as text (JSON for structures), or None where the field was absent."""
+    if side not in change:
+        return None
+    value = change[side]
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= AUDIT_VALUE_CHARS else text[: AUDIT_VALUE_CHARS - 1] + "…"
+
+
 @role_required(VIEWER)
 def audit_log(request: HttpRequest) -> HttpResponse:
+    """Who changed what, when, the fields that changed (before → after) and how the placement moved."""
     entries = AuditEntry.objects.all()
     query = request.GET.get("q", "").strip()
     if query:
         entries = entries.filter(object_name__icontains=query) | entries.filter(username__icontains=query)
     page = Paginator(entries.order_by("-created_at", "-id"), PAGE_SIZE).get_page(request.GET.get("page"))
+    for entry in page.object_list:
+        entry.change_rows = [
+            {"field": path, "before": _shown(change, "before"), "after": _shown(change, "after")}
+            for path, change in entry.changes.items()
+        ]
     return render(request, "scheduling/audit.html", {"page": page, "q": query})
+
+
+PLACEMENT_COLUMNS = (
+    ("name", gettext_lazy("Workload")),
+    ("desired", gettext_lazy("Desired")),
+    ("ready", gettext_lazy("Ready")),
+)
+
+
+def _workloads_context(request: HttpRequest, cluster: Cluster) -> dict[str, Any]:
+    """The workloads placed on the cluster, filtered (`wq`), sorted (`wsort`) and paginated (`wpage`)."""
+    text = request.GET.get("wq", "").strip()
+    sort = request.GET.get("wsort", "name")
+    sort = sort if sort in PLACEMENT_SORTS else "name"
+    every = list_placements(cluster.name)
+    shown = sort_placements(filter_placements(every, text), sort)
+    page = Paginator(shown, PAGE_SIZE).get_page(request.GET.get("wpage"))
+    columns = []
+    for key, label in PLACEMENT_COLUMNS:
+        active, descending = sort.lstrip("-") == key, sort.startswith("-")
+        target = f"-{key}" if active and not descending else key
+        columns.append(
+            {
+                "key": key,
+                "label": label,
+                "query": urlencode({"wq": text, "wsort": target}),
+                "sorted": ("descending" if descending else "ascending") if active else "none",
+            }
+        )
+    return {
+        "placements": page.object_list,
+        "placements_page": page,
+        "placements_total": len(every),
+        "placements_desired": sum(p.desired or 0 for p in every if p.targeted),
+        "placements_ready": sum(p.ready or 0 for p in every),
+        "placements_query": urlencode({"wq": text, "wsort": sort}),
+        "placement_columns": columns,
+        "wq": text,
+        "wsort": sort,
+    }
+
+
+@role_required(VIEWER)
+def cluster_workloads(request: HttpRequest, name: str) -> HttpResponse:
+    """The workloads placed on one cluster, for its health panel (a fragment) or as a page of its own."""
+    cluster = get_object_or_404(Cluster, name=name)
+    context = {"cluster": cluster, **_workloads_context(request, cluster)}
+    context["can_edit_policies"] = has_role(request.user, OPERATOR)
+    if request.htmx and request.htmx.target == "cluster-workloads":
+        return render(request, "scheduling/_cluster_workloads_table.html", context)
+    if request.htmx:
+        return render(request, "scheduling/_cluster_workloads.html", context)
+    return render(request, "scheduling/cluster_workloads.html", context)
+
+
+@role_required(VIEWER)
+def moves(request: HttpRequest) -> HttpResponse:
+    """The last failovers and reschedules, each linked to its workload: a fragment of the fleet page."""
+    return render(request, "scheduling/_recent_moves.html", {"moves": recent_moves()})

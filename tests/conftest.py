@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from karmada_ui.roles import ADMIN, OPERATOR, VIEWER, grant
+from core.roles import ADMIN, OPERATOR, VIEWER, grant
 
 PASSWORD = "correct-horse-battery-staple"
 # Rates no test reaches, so that the suite's many API calls from one address and user never see a 429;

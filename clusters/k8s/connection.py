@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 import yaml
 
 from clusters.k8s.errors import InvalidKubeconfig
-from karmada_ui import useryaml
+from core import useryaml
 
 
 @dataclass(frozen=True)

@@ -18,12 +18,12 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from scheduling import charts
+from scheduling.controllers.failover import eviction_time, purge_mode
+from scheduling.controllers.planner_inputs import planner_binding, planner_placement
 from scheduling.editor import inventory, wording
 from scheduling.editor.whatif import Move
-from scheduling.failover import eviction_time, purge_mode
 from scheduling.models import ResourceBinding
 from scheduling.planner import ClusterSnapshot, EvictionTask, InputError, Taint, plan
-from scheduling.scheduler import planner_binding, planner_placement
 
 NOT_READY = "NotReady"
 NO_EXECUTE = "NoExecute"

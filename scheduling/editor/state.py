@@ -6,9 +6,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from scheduling.editor.checks import validate_policy
 from scheduling.editor.document import YamlError, YamlProblem, dump_yaml, line_of, parse_yaml
 from scheduling.editor.formstate import FormState, form_from_policy, policy_from_form
-from scheduling.editor.validation import validate_policy
 
 FORM = "form"
 YAML = "yaml"

@@ -16,7 +16,7 @@ Inputs
     (groupVersion, kind) or None when not modelled (then every API counts as enabled).
     ``ResourceSummary(allocatable, allocated, allocating, allocatable_modelings)`` (with modelings
     reported, the general estimator counts the modelled nodes as Karmada does) and ``Node(...)`` hold exact
-    quantities (``parse_quantity("500m")``); ``nodes=None`` means no node list is known.
+    quantities (``kubesyntax.quantities.quantity_amount("500m")``); ``nodes=None``: no node list known.
 
     ``Placement.from_dict(placement_dict, division_method="webster")`` — a Karmada placement with
     webhook defaults applied (missing replicaScheduling → Duplicated; Divided with no preference →
@@ -55,6 +55,8 @@ Explanation (JSON-serialisable dict)
     ``aggregated_prefix`` and ``affinity_terms`` [{name, error, reason}].
 """
 
+from kubesyntax.taints import Taint, Toleration
+
 from .errors import NO_CLUSTER_FIT, SCHEDULER_ERROR, UNSCHEDULABLE, InputError
 from .messages import describe
 from .model import (
@@ -69,6 +71,7 @@ from .model import (
     TargetCluster,
     parse_resources,
 )
+from .pipeline import plan
 from .placement import (
     DIVISION_ANNOTATION,
     LARGEST_REMAINDER,
@@ -77,11 +80,8 @@ from .placement import (
     Placement,
     division_method_from_annotations,
 )
-from .quantity import QuantityError, parse_quantity
+from .placement_validation import validate_placement
 from .resource_models import ResourceModel
-from .scheduler import plan
-from .taints import Taint, Toleration
-from .validation import validate_placement
 
 __all__ = [
     "DIVISION_ANNOTATION",
@@ -99,7 +99,6 @@ __all__ = [
     "Placement",
     "Plan",
     "PlanError",
-    "QuantityError",
     "ReplicaRequirements",
     "ResourceModel",
     "ResourceSummary",
@@ -108,7 +107,6 @@ __all__ = [
     "Toleration",
     "describe",
     "division_method_from_annotations",
-    "parse_quantity",
     "parse_resources",
     "plan",
     "validate_placement",

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from kubesyntax.taints import first_untolerated
+
 from .messages import Reason
 from .model import Binding, ClusterSnapshot
 from .placement import Placement
-from .taints import first_untolerated
 
 FILTERS = ("APIEnablement", "TaintToleration", "ClusterAffinity", "SpreadConstraint", "ClusterEviction")
 

@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from clusters.collector import collect_cluster
 from clusters.models import Cluster, LabelConvention
-from karmada_ui.roles import ADMIN
+from core.roles import ADMIN
 from membersim import ClusterSpec, Simulator
 from observability import engine
 from observability.models import Receiver, Silence

@@ -13,8 +13,8 @@ from django.test import Client
 from django.utils import timezone
 
 from clusters.models import Cluster, ClusterEvent, LabelConvention
-from karmada_ui.models import AuditEntry
-from karmada_ui.roles import ADMIN
+from core.models import AuditEntry
+from core.roles import ADMIN
 from observability.models import Alert, Receiver, Silence
 from scheduling.models import Event, PropagationPolicy, ResourceBinding, ResourceTemplate, Work
 from tests.browser.conftest import ARTIFACTS

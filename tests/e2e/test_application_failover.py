@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from scheduling import failover
+from scheduling.controllers import failover
 from scheduling.models import ResourceBinding, Work
 from scheduling.services import apply_yaml
 from tests.e2e.test_seed_stories import NGINX, policy, replicas

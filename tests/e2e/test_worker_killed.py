@@ -16,7 +16,7 @@ import pytest
 
 from clusters.k8s import ClusterConnection, objects
 from membersim import ClusterSpec, Simulator
-from scheduling import names
+from scheduling.karmada import names
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKLOADS = 200

@@ -82,8 +82,8 @@ def test_role_permission_lets_viewers_read_and_operators_write():
 
     from django.contrib.auth import get_user_model
 
-    from karmada_ui.permissions import RolePermission
-    from karmada_ui.roles import ADMIN, OPERATOR, VIEWER, grant
+    from core.permissions import RolePermission
+    from core.roles import ADMIN, OPERATOR, VIEWER, grant
 
     def user_with(role):
         user = get_user_model().objects.create_user(username=f"u-{role}", password="x")

@@ -21,6 +21,7 @@ ACTIONS_AND_FRAGMENTS = {
     "observability:silence-expire",
     "observability:receiver-delete",
     "observability:network-panel",
+    "scheduling:cluster_workloads",
 }
 
 

@@ -3,7 +3,7 @@
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from karmada_ui.env import env_bool, env_float, env_int, env_list, env_str, local_secret
+from core.env import env_bool, env_float, env_int, env_list, env_str, local_secret
 
 
 def test_env_bool_reads_the_usual_words(monkeypatch):

@@ -11,7 +11,7 @@ from karmada_ui import demo
 
 class Command(BaseCommand):
     help = "Start simulated member clusters, a worker with beat and the web server; Ctrl-C stops them all."
-    requires_system_checks = []
+    requires_system_checks: list[str] = []
 
     def add_arguments(self, parser):
         parser.add_argument("--port", type=int, help="web server port (default: $PORT or 8000)")

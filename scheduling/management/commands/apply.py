@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from scheduling.documents import DocumentError
+from scheduling.controllers.apply import ApplyError
 from scheduling.services import apply_yaml
 
 
@@ -34,7 +34,7 @@ class Command(BaseCommand):
                 raise CommandError(f"{name}: not UTF-8 text") from None
         try:
             result = apply_yaml("\n---\n".join(texts))
-        except DocumentError as exc:
+        except ApplyError as exc:
             raise CommandError(str(exc)) from None
         for line in result.lines():
             self.stdout.write(line)

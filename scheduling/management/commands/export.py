@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from scheduling.exporting import export_documents, to_yaml
+from scheduling.controllers.export import export_documents, to_yaml
 
 
 class Command(BaseCommand):

@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 from django.core.management.base import BaseCommand
 
-from scheduling.karmada_yaml import (
+from scheduling.karmada.documents import (
     DocumentError,
     Inputs,
     binding_for,

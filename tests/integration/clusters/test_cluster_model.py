@@ -64,7 +64,7 @@ def test_bump_raises_the_resource_version_with_the_change():
 
 
 def test_the_fleet_summary_counts_clusters_by_ready_status():
-    from clusters.summary import fleet_summary
+    from karmada_ui.header import fleet_summary
 
     for name, ready in (("a", "True"), ("b", "True"), ("c", "False"), ("d", "Unknown")):
         Cluster.objects.create(name=name, api_endpoint="https://h", ready=ready)

@@ -122,9 +122,9 @@ def test_clusters_without_a_recent_probe_become_unknown_with_the_unreachable_tai
 
 
 def test_collection_keeps_user_taints_and_changes_nothing_when_nothing_changed(beijing):
-    from clusters.editing import cordon
+    from clusters.services import cordon
 
-    cordon(cluster().pk)
+    cordon(cluster())
     version = cluster().resource_version
     collect_cluster(cluster().pk)
     collect_cluster(cluster().pk)
@@ -176,7 +176,9 @@ def test_allocated_allocating_and_usage_match_what_the_member_reports(beijing):
     assert sum(int(n["allocated"]["pods"]) for n in nodes.values()) == 3
     assert nodes["beijing-node-1"]["allocatable"] == {"cpu": "8", "memory": "32Gi", "pods": "110"}
     assert all(n["ready"] and not n["unschedulable"] for n in nodes.values())
-    from scheduling.snapshots import cluster_snapshot  # the scheduler's node estimator reads this list
+    from scheduling.controllers.planner_inputs import (
+        cluster_snapshot,  # the scheduler's node estimator reads this list
+    )
 
     assert [node.name for node in cluster_snapshot(c).nodes] == sorted(nodes)
     usage = get_json(client, "/apis/metrics.k8s.io/v1beta1/nodes")["items"]

@@ -7,7 +7,8 @@ from django.core import mail
 from django.utils import timezone
 
 from clusters.models import Cluster, ReadyState
-from observability import engine, recording
+from metrics import recording
+from observability import engine
 from observability.models import Alert, AlertState, Delivery, DeliveryState, Receiver, Silence
 
 

@@ -187,7 +187,7 @@ def test_the_page_queries_stay_bounded_with_many_alerts(
 
 @pytest.mark.django_db
 def test_the_header_line_counts_the_firing_alerts(settings, make_cluster):
-    from clusters.summary import fleet_summary
+    from karmada_ui.header import fleet_summary
 
     settings.ALERT_CLUSTER_UNHEALTHY_FOR = 0
     make_cluster("beijing")

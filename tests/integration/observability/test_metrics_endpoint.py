@@ -5,7 +5,7 @@ from django.test import Client
 from prometheus_client.parser import text_string_to_metric_families
 
 from clusters.models import Cluster, ReadyState
-from observability import recording
+from metrics import recording
 
 
 def scrape(client=None, **headers):

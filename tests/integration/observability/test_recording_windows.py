@@ -5,10 +5,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from observability import recording
-from observability.catalogue import BY_NAME
+from metrics import recording
+from metrics.catalogue import BY_NAME
+from metrics.models import COMPACTED, Tally
 from observability.expr import labels_of
-from observability.models import COMPACTED, Tally
 from observability.values import DatabaseSource, counter_values
 
 ATTEMPTS = "karmada_scheduler_schedule_attempts_total"

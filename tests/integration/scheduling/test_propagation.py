@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from clusters.k8s import objects
-from scheduling import names
+from scheduling.karmada import names
 from scheduling.models import ResourceBinding, ResourceTemplate, Work
 from scheduling.services import apply_yaml, delete_template
 from tests.support.members import converge, member_object

@@ -10,8 +10,8 @@ import pytest
 import yaml
 from django.core.management import CommandError, call_command
 
-from scheduling.documents import DocumentError, parse_yaml
-from scheduling.exporting import export_documents, to_yaml
+from scheduling.controllers.apply import ApplyError, parse_yaml
+from scheduling.controllers.export import export_documents, to_yaml
 from scheduling.models import OverridePolicy, PropagationPolicy, ResourceTemplate
 from scheduling.services import apply_yaml
 
@@ -200,7 +200,7 @@ BAD_DOCUMENTS = [
 def test_a_bad_policy_is_refused_with_its_document_field_and_reason_and_nothing_is_saved(spec, field, reason):
     good = (Path(__file__).parent / "examples" / "nginx-cluster-names.yaml").read_text()
     bad = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: bad}\n" + spec
-    with pytest.raises(DocumentError) as caught:
+    with pytest.raises(ApplyError) as caught:
         apply_yaml(good + "\n---\n" + bad)
     assert caught.value.index == 2
     assert caught.value.field.startswith(field), caught.value.as_dict()
@@ -219,7 +219,7 @@ spec:
   - overriders:
       imageOverrider: [{component: Digest, operator: replace, value: x}]
 """
-    with pytest.raises(DocumentError) as caught:
+    with pytest.raises(ApplyError) as caught:
         apply_yaml(bad)
     assert caught.value.field == "spec.overrideRules[0].overriders.imageOverrider[0].component"
     assert not OverridePolicy.objects.exists()
@@ -237,7 +237,7 @@ spec:
     ],
 )
 def test_malformed_documents_are_refused_with_a_reason(text, reason):
-    with pytest.raises(DocumentError) as caught:
+    with pytest.raises(ApplyError) as caught:
         apply_yaml(text)
     assert reason in caught.value.reason
 
@@ -278,7 +278,9 @@ def test_the_api_applies_yaml_for_operators_and_refuses_viewers(api_as, operator
         "/api/v1/apply/", {"yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {}"}, format="json"
     )
     assert bad.status_code == 400
-    assert bad.json() == {"document": 0, "field": "metadata.name", "reason": bad.json()["reason"]}
+    body = bad.json()
+    assert (body["code"], body["document"], body["field"]) == ("invalid", 0, "metadata.name")
+    assert body["errors"] == [{"document": 0, "field": "metadata.name", "reason": body["reason"]}]
     exported = api_as(viewer).get("/api/v1/export/")
     assert exported.status_code == 200 and exported["Content-Type"].startswith("application/yaml")
     assert "kind: PropagationPolicy" in exported.content.decode()
@@ -286,7 +288,7 @@ def test_the_api_applies_yaml_for_operators_and_refuses_viewers(api_as, operator
 
 @pytest.mark.django_db
 def test_every_apply_is_in_the_audit_log_with_its_user(api_as, operator):
-    from karmada_ui.models import AuditEntry
+    from core.models import AuditEntry
 
     nginx = (Path(__file__).parent / "examples" / "nginx-cluster-names.yaml").read_text()
     api_as(operator).post("/api/v1/apply/", nginx, content_type="application/yaml")

@@ -8,7 +8,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
-from karmada_ui.env import env_rate
+from core.env import env_rate
 from tests.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 from django.utils import translation
 
-from scheduling.editor.preview import WorkloadInput, build_preview
+from scheduling.editor.live_preview import WorkloadInput, build_preview
 from scheduling.planner import Binding, Placement, TargetCluster, plan
 from tests.unit.editor.seed import FLEET, POLICY_7_3, policy_with_weights, summary
 

@@ -5,7 +5,7 @@ import math
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from karmada_ui.env import email_url_parts, env_duration
+from core.env import email_url_parts, env_duration
 from observability.expr import Arithmetic, Compare, Increase, Metric, SumBy, format_duration, labels_of
 from observability.rules import fill_template
 
@@ -79,6 +79,16 @@ def test_durations_render_the_prometheus_way_and_read_back(seconds, text, monkey
 def test_a_bad_duration_names_the_variable(monkeypatch):
     monkeypatch.setenv("SOME_FOR", "5 minutes")
     with pytest.raises(ImproperlyConfigured, match="SOME_FOR"):
+        env_duration("SOME_FOR", "1m")
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [("300", "a number without a unit"), ("-5m", "whole number of seconds, 0 or more"), ("1.5s", "whole")],
+)
+def test_a_duration_setting_is_a_go_duration_of_whole_seconds(monkeypatch, text, reason):
+    monkeypatch.setenv("SOME_FOR", text)
+    with pytest.raises(ImproperlyConfigured, match=reason):
         env_duration("SOME_FOR", "1m")
 
 

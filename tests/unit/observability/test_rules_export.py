@@ -4,7 +4,7 @@ import promql_parser
 import pytest
 import yaml
 
-from observability.catalogue import exposed_series_names
+from metrics.catalogue import exposed_series_names
 from observability.export import export_yaml
 from observability.rules import alert_rules
 

@@ -31,8 +31,8 @@ from scheduling.planner.filters import (
 )
 from scheduling.planner.messages import Reason, karmada_filter_message
 from scheduling.planner.model import TargetCluster
+from scheduling.planner.pipeline import score_locality
 from scheduling.planner.resource_models import ResourceModel
-from scheduling.planner.scheduler import score_locality
 from scheduling.planner.selectors import ClusterAffinity
 from scheduling.planner.spread import (
     Candidate,

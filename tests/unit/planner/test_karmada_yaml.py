@@ -4,7 +4,7 @@ from fractions import Fraction
 
 import pytest
 
-from scheduling.karmada_yaml import DocumentError, load_documents, match_policy, read_inputs
+from scheduling.karmada.documents import DocumentError, load_documents, match_policy, read_inputs
 
 WORKLOAD = """
 apiVersion: apps/v1
@@ -142,7 +142,7 @@ status:
 
 
 def test_pod_template_affinity_and_tolerations_limit_the_node_estimate():
-    from scheduling.karmada_yaml import binding_for
+    from scheduling.karmada.documents import binding_for
     from scheduling.planner import Placement, plan
 
     inputs = read_inputs(load_documents("db.yaml", NODE_AFFINITY))

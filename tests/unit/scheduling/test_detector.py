@@ -1,7 +1,7 @@
 """The detector's choice: priority, name > labelSelector > kind-only, then name; PP before CPP; preemption."""
 
-from scheduling.detector import candidate, choose_policy
-from scheduling.karmada_yaml import Workload
+from scheduling.controllers.detector import candidate, choose_policy
+from scheduling.karmada.documents import Workload
 from scheduling.models import PropagationPolicy, ResourceTemplate
 
 WORKLOAD = Workload("apps/v1", "Deployment", "shop", "default", {"tier": "web"}, "", 3, None, None)

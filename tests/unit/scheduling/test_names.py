@@ -2,7 +2,7 @@
 
 import pytest
 
-from scheduling import names
+from scheduling.karmada import names
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from scheduling.triggers import (
+from scheduling.karmada.triggers import (
     CLUSTER_DELETING,
     EVERY_RECONCILE,
     PLACEMENT_CHANGED,

@@ -1,0 +1,1 @@
+"""What every app shares below it: the audit log, roles, permissions, API errors, pagination, safe YAML."""

@@ -1,0 +1,1 @@
+"""Metric definitions and the counters and histograms every process records into."""

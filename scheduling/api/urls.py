@@ -1,0 +1,26 @@
+"""REST API routes of scheduling under /api/v1/."""
+
+from django.urls import path
+
+from scheduling.api import views
+
+urlpatterns = [
+    path("apply/", views.ApplyView.as_view(), name="scheduling-apply"),
+    path("export/", views.ExportView.as_view(), name="scheduling-export"),
+    path("workloads/", views.WorkloadListView.as_view(), name="scheduling-workloads"),
+    path("workloads/<int:pk>/", views.WorkloadDetailView.as_view(), name="scheduling-workload"),
+    path(
+        "workloads/<int:pk>/rebalance/",
+        views.WorkloadRebalanceView.as_view(),
+        name="scheduling-workload-rebalance",
+    ),
+    path("policies/", views.PolicyListView.as_view(), name="scheduling-policies"),
+    path("policies/<int:pk>/", views.PolicyDetailView.as_view(), name="scheduling-policy"),
+    path(
+        "policies/<int:pk>/rebalance/",
+        views.PolicyRebalanceView.as_view(),
+        name="scheduling-policy-rebalance",
+    ),
+    path("preview/", views.PreviewView.as_view(), name="scheduling-preview"),
+    path("audit/", views.AuditListView.as_view(), name="scheduling-audit"),
+]

@@ -1,0 +1,250 @@
+"""The detector: which policy claims each template, and the binding that follows from the two."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+
+from scheduling import events
+from scheduling.karmada import names
+from scheduling.karmada.documents import Document, Policy, Workload, match_policy
+from scheduling.karmada.interpreter import requirements_json, workload_of
+from scheduling.karmada.overrides import resource_selectors
+from scheduling.models import (
+    CLUSTER_PROPAGATION_POLICY,
+    CLUSTER_RESOURCE_BINDING,
+    PROPAGATION_POLICY,
+    RESOURCE_BINDING,
+    OverridePolicy,
+    PropagationPolicy,
+    ResourceBinding,
+    ResourceTemplate,
+)
+from scheduling.planner import InputError, Placement
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A propagation policy row and its selectors in the form Karmada's matcher needs."""
+
+    row: PropagationPolicy
+    policy: Policy
+
+    def matches(self, workload: Workload) -> bool:
+        return any(selector.priority(workload) for selector in self.policy.selectors)
+
+
+def candidate(row: PropagationPolicy) -> Candidate:
+    policy = Policy(
+        kind=row.kind,
+        name=row.name,
+        namespace=row.namespace,
+        priority=row.priority,
+        selectors=resource_selectors(row.resource_selectors),
+        placement=Placement.from_dict(row.placement),
+        document=Document("policy", 0, {}),
+    )
+    return Candidate(row=row, policy=policy)
+
+
+def load_candidates() -> list[Candidate]:
+    return [candidate(row) for row in PropagationPolicy.objects.all()]
+
+
+def _can_preempt(challenger: PropagationPolicy, holder: PropagationPolicy) -> bool:
+    """Preemption Always: a PP takes from any CPP or a lower-priority PP; a CPP only from lower CPPs."""
+    if challenger.preemption != "Always":
+        return False
+    if challenger.kind == PROPAGATION_POLICY and holder.kind == CLUSTER_PROPAGATION_POLICY:
+        return True
+    return challenger.kind == holder.kind and challenger.priority > holder.priority
+
+
+def choose_policy(
+    template: ResourceTemplate, workload: Workload, candidates: list[Candidate]
+) -> PropagationPolicy | None:
+    """The policy that should hold the template now, keeping the current claim unless preempted."""
+    eligible = [
+        c
+        for c in candidates
+        if c.row.kind == CLUSTER_PROPAGATION_POLICY or c.row.namespace == workload.namespace
+    ]
+    best_policy = match_policy([c.policy for c in eligible], workload)
+    best = next((c.row for c in eligible if c.policy is best_policy), None)
+    holder = next((c for c in eligible if c.row.pk == template.policy_id), None)
+    if holder is None or not holder.matches(workload):
+        return best
+    if best is None or best.pk == holder.row.pk:
+        return holder.row
+    return best if _can_preempt(best, holder.row) else holder.row
+
+
+def binding_spec(template: ResourceTemplate, workload: Workload, policy: PropagationPolicy) -> dict[str, Any]:
+    """The binding fields that follow from the template and its policy."""
+    spec = policy.spec
+    return {
+        "replicas": workload.replicas,
+        "replica_requirements": requirements_json(template.manifest, workload.requirements),
+        "placement": copy.deepcopy(spec.get("placement") or {}),
+        "scheduler_name": policy.scheduler_name,
+        "conflict_resolution": policy.conflict_resolution,
+        "propagate_deps": policy.propagate_deps,
+        "preserve_resources_on_deletion": bool(spec.get("preserveResourcesOnDeletion")),
+        "suspension": copy.deepcopy(spec.get("suspension")),
+        "failover": copy.deepcopy(spec.get("failover")),
+    }
+
+
+def binding_under(template: ResourceTemplate, policy: PropagationPolicy) -> ResourceBinding:
+    """The template's binding as the detector would write it once `policy` (saved or not) holds it.
+
+    Unsaved: its spec follows from the template and the policy, while the scheduler's state (the
+    previous result, eviction tasks, a pending rebalance) stays as it is. Previews hand it to the
+    scheduler's own `planner_inputs`, so they plan exactly what the scheduler will. Raises InputError
+    when the template cannot be interpreted.
+    """
+    spec = binding_spec(template, workload_of(template), policy)
+    binding = ResourceBinding.objects.filter(template=template).first()
+    if binding is None:
+        binding = ResourceBinding(
+            template=template,
+            template_generation=template.generation,
+            kind=RESOURCE_BINDING if template.namespace else CLUSTER_RESOURCE_BINDING,
+            namespace=template.namespace,
+            name=names.binding_name(template.name, template.kind),
+        )
+    binding.template = template
+    for key, value in spec.items():
+        setattr(binding, key, value)
+    binding.policy = policy
+    return binding
+
+
+def missing_overrides(policy: PropagationPolicy) -> list[str]:
+    """Names in spec.dependentOverrides that have no OverridePolicy in the policy's namespace yet."""
+    wanted = list(policy.spec.get("dependentOverrides") or [])
+    if not wanted:
+        return []
+    found = set(
+        OverridePolicy.objects.filter(namespace=policy.namespace, name__in=wanted).values_list(
+            "name", flat=True
+        )
+    )
+    return [name for name in wanted if name not in found]
+
+
+def detect_template(template_id: int, candidates: list[Candidate] | None = None) -> ResourceBinding | None:
+    """Claim the template for its policy and create or update its binding; returns the binding.
+
+    A template whose claim and binding already agree is read without a lock; any change takes it.
+    """
+    candidates = load_candidates() if candidates is None else candidates
+    settled = settled_binding(template_id, candidates)
+    return settled if settled is not None else _detect_locked(template_id, candidates)
+
+
+def settled_binding(template_id: int, candidates: list[Candidate]) -> ResourceBinding | None:
+    """The template's binding when nothing the detector decides would change, else None."""
+    template = ResourceTemplate.objects.select_related("policy").filter(pk=template_id).first()
+    if template is None or template.deleting_since is not None:
+        return None
+    try:
+        workload = workload_of(template)
+    except InputError:
+        return None
+    policy = choose_policy(template, workload, candidates)
+    if policy is None or policy.pk != template.policy_id or missing_overrides(policy):
+        return None
+    binding = ResourceBinding.objects.filter(template=template).first()
+    if binding is None or binding.policy_id != policy.pk:
+        return None
+    if lazy_hold(binding, template, policy):
+        return binding
+    if binding.template_generation != template.generation:
+        return None
+    spec = binding_spec(template, workload, policy)
+    return binding if all(getattr(binding, key) == value for key, value in spec.items()) else None
+
+
+@transaction.atomic
+def _detect_locked(template_id: int, candidates: list[Candidate]) -> ResourceBinding | None:
+    template = ResourceTemplate.objects.select_for_update().filter(pk=template_id).first()
+    if template is None or template.deleting_since is not None:
+        return None
+    try:
+        workload = workload_of(template)
+    except InputError as exc:
+        events.record(template, "Warning", "InterpretFailed", f"{exc.path}: {exc.message}")
+        return None
+    policy = choose_policy(template, workload, candidates)
+    if policy is None:
+        if template.policy_id is not None:
+            template.policy = None
+            template.save(update_fields=["policy", "updated_at"])
+        return ResourceBinding.objects.filter(template=template).first()
+    if template.policy_id != policy.pk:
+        previous = template.policy
+        template.policy = policy
+        template.save(update_fields=["policy", "updated_at"])
+        message = (
+            f"claimed by {policy.kind} {policy.namespace + '/' if policy.namespace else ''}{policy.name}"
+        )
+        if previous is not None:
+            message += f" (preempted from {previous.kind} {previous.name})"
+        events.record(template, "Normal", "ApplyPolicySucceed", message)
+    missing = missing_overrides(policy)
+    if missing:
+        events.record(
+            template,
+            "Warning",
+            "DependencyOverridesMissing",
+            f"waiting for OverridePolicy {', '.join(missing)}",
+        )
+        return ResourceBinding.objects.filter(template=template).first()
+    binding = ResourceBinding.objects.filter(template=template).first()
+    if binding is not None and lazy_hold(binding, template, policy):
+        return binding
+    return upsert_binding(template, binding_spec(template, workload, policy), policy)
+
+
+def lazy_hold(binding: ResourceBinding, template: ResourceTemplate, policy: PropagationPolicy) -> bool:
+    """activationPreference Lazy: the same policy's changes wait until the template itself changes."""
+    return (
+        policy.activation_preference == "Lazy"
+        and binding.policy_id == policy.pk
+        and binding.template_generation == template.generation
+    )
+
+
+def upsert_binding(
+    template: ResourceTemplate, spec: dict[str, Any], policy: PropagationPolicy | None
+) -> ResourceBinding:
+    """Create the template's binding, or update it and bump its generation when its spec changed."""
+    binding = ResourceBinding.objects.select_for_update().filter(template=template).first()
+    if binding is None:
+        binding = ResourceBinding(
+            template=template,
+            template_generation=template.generation,
+            kind=RESOURCE_BINDING if template.namespace else CLUSTER_RESOURCE_BINDING,
+            namespace=template.namespace,
+            name=names.binding_name(template.name, template.kind),
+            policy=policy,
+            **spec,
+        )
+        binding.save()
+        return binding
+    changed = [key for key, value in spec.items() if getattr(binding, key) != value]
+    same_policy = binding.policy_id == (policy.pk if policy else None)
+    if not changed and same_policy and binding.template_generation == template.generation:
+        return binding
+    for key in changed:
+        setattr(binding, key, spec[key])
+    if changed:
+        binding.generation += 1
+    binding.policy = policy
+    binding.template_generation = template.generation
+    binding.save()
+    return binding

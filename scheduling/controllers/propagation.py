@@ -1,0 +1,287 @@
+"""Propagation: the desired Works of each binding, status collected back, drift found in member clusters."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from clusters.k8s import objects
+from clusters.models import Cluster
+from scheduling.controllers.planner_inputs import cluster_identity
+from scheduling.karmada import names
+from scheduling.karmada.interpreter import dependencies, interpret_health, reflect_status, workload_of
+from scheduling.karmada.manifests import member_manifest, needs_replica_revision, retain_member_fields
+from scheduling.karmada.overrides import OverrideError, OverrideSource
+from scheduling.models import (
+    HEALTHY,
+    UNHEALTHY,
+    OverridePolicy,
+    ResourceBinding,
+    ResourceTemplate,
+    Work,
+)
+from scheduling.planner import InputError
+
+
+def override_sources(namespace: str) -> list[OverrideSource]:
+    rows = OverridePolicy.objects.filter(namespace__in=["", namespace]).order_by("kind", "name")
+    return [OverrideSource(r.kind, r.namespace, r.name, r.spec) for r in rows]
+
+
+def suspended_clusters(binding: ResourceBinding, targets: list[str]) -> set[str]:
+    """Clusters whose dispatching is suspended (everywhere, or by name)."""
+    suspension = binding.suspension or {}
+    if suspension.get("dispatching"):
+        return set(targets)
+    return set((suspension.get("dispatchingOnClusters") or {}).get("clusterNames") or []) & set(targets)
+
+
+def kept_by_eviction(binding: ResourceBinding) -> set[str]:
+    """Clusters an eviction task keeps running until the new ones are healthy (not purged directly)."""
+    return {t["fromCluster"] for t in binding.graceful_eviction_tasks if t.get("purgeMode") != "Directly"}
+
+
+@dataclass
+class WorkPlan:
+    """What a binding's Works must become: changed or new states, failures, Works leaving the placement."""
+
+    works: dict[str, Work]
+    changes: list[tuple[Work, tuple[Any, ...]]] = field(default_factory=list)
+    failures: list[tuple[Work, str]] = field(default_factory=list)
+    leaving: list[Work] = field(default_factory=list)
+
+    @property
+    def settled(self) -> bool:
+        return not (self.changes or self.failures or self.leaving)
+
+    def pending(self) -> list[int]:
+        """Works a member call must act on: out of sync (unless suspended) or to be removed."""
+        return [
+            w.pk for w in self.works.values() if w.pk and (w.deleting or (not w.suspended and not w.in_sync))
+        ]
+
+
+def plan_works(binding: ResourceBinding, works: dict[str, Work]) -> WorkPlan | None:
+    """Compute every target's member copy and compare it with the stored Works; writes nothing."""
+    template = binding.template
+    targets = binding.target_replicas()
+    suspended = suspended_clusters(binding, list(targets))
+    clusters = {c.name: c for c in Cluster.objects.filter(name__in=list(targets))}
+    sources = override_sources(template.namespace)
+    try:
+        workload = workload_of(template)
+    except InputError:
+        return None
+    revise = needs_replica_revision(binding)
+    work_name = names.work_name(template.namespace, template.name, template.kind)
+    plan = WorkPlan(works=dict(works))
+    for cluster_name, replicas in targets.items():
+        cluster = clusters.get(cluster_name)
+        if cluster is None:
+            continue
+        work = works.get(cluster_name) or Work(
+            binding=binding,
+            cluster_name=cluster_name,
+            namespace=names.execution_namespace(cluster_name),
+            name=work_name,
+            permanent_id=uuid.uuid4(),
+        )
+        try:
+            manifest, applied = member_manifest(
+                binding=binding,
+                template=template,
+                workload=workload,
+                cluster=cluster_identity(cluster),
+                replicas=replicas if revise else None,
+                sources=sources,
+                work_name=work_name,
+                work_id=work.permanent_id,
+            )
+        except (OverrideError, InputError) as exc:
+            if (work.applied_reason, work.applied_message) != ("OverrideFailed", str(exc)):
+                plan.failures.append((work, str(exc)))
+            continue
+        state = (manifest, names.content_hash(manifest), False, cluster_name in suspended, applied)
+        current = (work.manifest, work.desired_hash, work.deleting, work.suspended, work.applied_overrides)
+        if work.pk is None or state != current:
+            plan.changes.append((work, state))
+        plan.works[cluster_name] = work
+    keep = set(targets) | kept_by_eviction(binding)
+    plan.leaving = [w for name, w in works.items() if name not in keep and not w.deleting]
+    return plan
+
+
+def sync_binding(binding_id: int) -> list[int]:
+    """Bring the binding's Works to what its clusters, template and overrides say; ids of works to act on.
+
+    The common case, nothing to change, is read without a lock; only a change takes the binding's lock.
+    """
+    binding = ResourceBinding.objects.select_related("template", "policy").filter(pk=binding_id).first()
+    if binding is None:
+        return []
+    if binding.template.deleting_since is None and not binding.propagate_deps:
+        plan = plan_works(binding, {w.cluster_name: w for w in binding.works.all()})
+        if plan is None:
+            return []
+        if plan.settled:
+            return plan.pending()
+    return _sync_locked(binding_id)
+
+
+@transaction.atomic
+def _sync_locked(binding_id: int) -> list[int]:
+    binding = (
+        ResourceBinding.objects.select_for_update(of=("self",))
+        .select_related("template", "policy")
+        .filter(pk=binding_id)
+        .first()
+    )
+    if binding is None:
+        return []
+    works = {w.cluster_name: w for w in binding.works.select_for_update()}
+    if binding.template.deleting_since is not None:
+        return _retire_all(binding, works)
+    plan = plan_works(binding, works)
+    if plan is None:
+        return []
+    created: list[Work] = []
+    for work, state in plan.changes:
+        work.manifest, work.desired_hash, work.deleting, work.suspended, work.applied_overrides = state
+        if work.pk is None:
+            created.append(work)
+        else:
+            work.save()
+    Work.objects.bulk_create(created)
+    for work, message in plan.failures:
+        _fail(work, "OverrideFailed", message)
+    for work in plan.leaving:
+        work.deleting, work.preserve_on_delete = True, False
+        work.save(update_fields=["deleting", "preserve_on_delete", "updated_at"])
+    if binding.propagate_deps:
+        distribute_dependencies(binding)
+    return plan.pending()
+
+
+def _fail(work: Work, reason: str, message: str) -> None:
+    if work.pk is None:
+        return
+    work.applied, work.applied_reason, work.applied_message = False, reason, message
+    work.save(update_fields=["applied", "applied_reason", "applied_message", "updated_at"])
+
+
+def _retire_all(binding: ResourceBinding, works: dict[str, Work]) -> list[int]:
+    """Template deleted: every Work goes (released instead when preserved), then the binding and template."""
+    if not works:
+        template = binding.template
+        binding.delete()
+        template.delete()
+        return []
+    for work in works.values():
+        if not work.deleting or work.preserve_on_delete != binding.preserve_resources_on_deletion:
+            work.deleting, work.preserve_on_delete = True, binding.preserve_resources_on_deletion
+            work.save(update_fields=["deleting", "preserve_on_delete", "updated_at"])
+    return [w.pk for w in works.values()]
+
+
+def distribute_dependencies(binding: ResourceBinding) -> None:
+    """propagateDeps: referenced ConfigMaps and Secrets follow the workload as bindings of their own."""
+    from scheduling.controllers.detector import upsert_binding
+
+    template = binding.template
+    wanted = dependencies(template.manifest)
+    entry = {"name": binding.name, "namespace": binding.namespace, "clusters": binding.clusters}
+    for _, kind, name in wanted:
+        dependency = ResourceTemplate.objects.filter(
+            api_group="", kind=kind, namespace=template.namespace, name=name, deleting_since__isnull=True
+        ).first()
+        if dependency is None or dependency.policy_id is not None:
+            continue  # missing, or propagated by a policy of its own
+        attached = ResourceBinding.objects.filter(template=dependency).first()
+        required = [r for r in (attached.required_by if attached else []) if r["name"] != binding.name]
+        required.append(entry)
+        union: dict[str, int] = {}
+        for item in required:
+            for cluster in item["clusters"]:
+                union[cluster["name"]] = 0
+        spec = {"required_by": required, "placement": {}, "replicas": 0, "replica_requirements": None}
+        attached = upsert_binding(dependency, spec, None)
+        clusters = [{"name": name} for name in sorted(union)]
+        if attached.clusters != clusters:
+            attached.clusters = clusters
+            attached.save(update_fields=["clusters", "updated_at"])
+
+
+# ------------------------------------------------------------------------ status back, drift repair
+
+
+def aggregate_status(binding: ResourceBinding) -> None:
+    """status.aggregatedStatus: per target cluster, applied or not, the reflected status and health."""
+    entries = []
+    works = {w.cluster_name: w for w in binding.works.all()}
+    for target in binding.clusters:
+        work = works.get(target["name"])
+        if work is None or work.deleting:
+            continue
+        entry: dict[str, Any] = {
+            "clusterName": work.cluster_name,
+            "applied": work.in_sync,
+            "health": work.health,
+        }
+        if work.status:
+            entry["status"] = work.status
+        if not work.in_sync and work.applied_message:
+            entry["appliedMessage"] = work.applied_message
+        entries.append(entry)
+    if entries != binding.aggregated_status:
+        ResourceBinding.objects.filter(pk=binding.pk).update(aggregated_status=entries)
+        binding.aggregated_status = entries
+
+
+def all_healthy(binding: ResourceBinding) -> bool:
+    """Every cluster in spec.clusters reports Healthy (the graceful-eviction release condition)."""
+    reported = {e["clusterName"]: e.get("health") for e in binding.aggregated_status}
+    return bool(binding.clusters) and all(reported.get(c["name"]) == HEALTHY for c in binding.clusters)
+
+
+def sync_cluster_objects(cluster: Cluster, now: datetime | None = None) -> list[int]:
+    """Read every member copy this cluster should hold: record status and health, and return the ids of
+    Works whose copy is missing or was changed by hand (to re-apply)."""
+    now = now or timezone.now()
+    works = list(Work.objects.filter(cluster_name=cluster.name, deleting=False, suspended=False))
+    kinds = {(w.manifest["apiVersion"], w.manifest["kind"]) for w in works}
+    conn = cluster.connection()
+    live: dict[tuple[str, str, str, str], dict[str, Any]] = {}
+    for api_version, kind in kinds:
+        for item in objects.list_objects(
+            conn, api_version, kind, label_selector=f"{names.MANAGED_LABEL}=true"
+        ):
+            meta = item.get("metadata") or {}
+            live[(api_version, kind, str(meta.get("namespace") or ""), str(meta.get("name")))] = item
+    repair = []
+    for work in works:
+        meta = work.manifest.get("metadata") or {}
+        key = (
+            work.manifest["apiVersion"],
+            work.manifest["kind"],
+            str(meta.get("namespace") or ""),
+            str(meta.get("name")),
+        )
+        current = live.get(key)
+        if current is None or not objects.is_subset(retain_member_fields(current, work.manifest), current):
+            if work.in_sync:
+                Work.objects.filter(pk=work.pk).update(applied=False, applied_hash="")
+            if work.applied_reason != "ConflictResolution":
+                repair.append(work.pk)
+            continue
+        status, health = reflect_status(current), interpret_health(current)
+        if (status, health) != (work.status, work.health):
+            since = (work.unhealthy_since or now) if health == UNHEALTHY else None
+            Work.objects.filter(pk=work.pk).update(
+                status=status, health=health, status_at=now, unhealthy_since=since
+            )
+    return repair

@@ -1,0 +1,69 @@
+"""The periodic reconcile: detection, failover, load moves, schedule triggers, works and member copies."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.utils import timezone
+
+from clusters.k8s import KubeError
+from clusters.models import Cluster
+from scheduling.controllers import detector, failover, propagation, rescheduling
+from scheduling.controllers.planner_inputs import load_snapshots
+from scheduling.karmada.triggers import binding_trigger
+from scheduling.models import ResourceBinding, ResourceTemplate
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class ReconcilePlan:
+    """What the pass found to do through the queues: bindings to schedule, works to apply."""
+
+    schedule: list[int] = field(default_factory=list)
+    apply: list[int] = field(default_factory=list)
+    unreachable: list[str] = field(default_factory=list)
+
+
+def detect_all() -> list[int]:
+    """Run the detector over every template; the ids of the bindings that exist afterwards."""
+    candidates = detector.load_candidates()
+    bindings = []
+    for template_id in ResourceTemplate.objects.filter(deleting_since__isnull=True).values_list(
+        "pk", flat=True
+    ):
+        binding = detector.detect_template(template_id, candidates)
+        if binding is not None:
+            bindings.append(binding.pk)
+    return bindings
+
+
+def reconcile(now: datetime | None = None) -> ReconcilePlan:
+    """One level-triggered pass; scheduling and member writes are left to the queues (see the plan)."""
+    now = now or timezone.now()
+    plan = ReconcilePlan()
+    detect_all()
+    failover.apply_taint_policies(now)
+    failover.run_taint_manager(now)
+    failover.run_application_failover(now)
+    failover.release_evictions(now)
+    rescheduling.rebalance_by_load(now)
+    deleting = {s.name for s in load_snapshots() if s.deleting}
+    for binding in ResourceBinding.objects.select_related("template").order_by("pk"):
+        if binding.template.deleting_since is None and binding_trigger(binding, deleting):
+            plan.schedule.append(binding.pk)
+        plan.apply += propagation.sync_binding(binding.pk)
+    for template in ResourceTemplate.objects.filter(deleting_since__isnull=False, binding__isnull=True):
+        template.delete()
+    for cluster in Cluster.objects.all():
+        try:
+            plan.apply += propagation.sync_cluster_objects(cluster, now)
+        except KubeError as exc:
+            plan.unreachable.append(cluster.name)
+            log.info("reconcile: %s skipped: %s", cluster.name, exc)
+    for binding in ResourceBinding.objects.prefetch_related("works"):
+        propagation.aggregate_status(binding)
+    plan.apply = sorted(set(plan.apply))
+    return plan

@@ -1,0 +1,182 @@
+"""schedule_binding: build the planner's inputs from the database, call it, write the result as §2.8 says."""
+
+from __future__ import annotations
+
+import copy
+import time
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from core import audit
+from metrics import recording
+from scheduling import events
+from scheduling.controllers.planner_inputs import load_snapshots, planner_binding, planner_placement
+from scheduling.karmada.triggers import EVERY_RECONCILE, REPLICAS_CHANGED, binding_trigger
+from scheduling.models import ResourceBinding
+from scheduling.planner import NO_CLUSTER_FIT, InputError, Plan, describe, plan
+
+
+def set_condition(
+    binding: ResourceBinding, type_: str, status: bool, reason: str, message: str, now: datetime
+) -> None:
+    """Replace one status condition, keeping lastTransitionTime when the status did not change."""
+    text = "True" if status else "False"
+    old = binding.condition(type_)
+    since = (
+        old["lastTransitionTime"] if old and old.get("status") == text else now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    )
+    condition = {
+        "type": type_,
+        "status": text,
+        "reason": reason,
+        "message": message,
+        "lastTransitionTime": since,
+    }
+    binding.conditions = [c for c in binding.conditions if c.get("type") != type_] + [condition]
+
+
+def _summary(result: Plan) -> str:
+    if result.error is not None:
+        return result.error.message
+    if not result.clusters:
+        return "scheduled to no cluster"
+    return "scheduled to " + ", ".join(f"{t.name}: {t.replicas}" for t in result.clusters)
+
+
+def unchanged(binding: ResourceBinding, result: Plan) -> bool:
+    """Writing this plan would change nothing: the same clusters, observed term and Scheduled condition."""
+    condition = binding.condition("Scheduled") or {}
+    if result.error is None:
+        wanted = ("True", "Success")
+    else:
+        wanted = ("False", result.error.reason)
+        if condition.get("message") != result.error.message:
+            return False
+    same_clusters = [t.as_dict() for t in result.clusters] == binding.clusters
+    same_term = result.observed_affinity == binding.scheduler_observed_affinity_name
+    return same_clusters and same_term and (condition.get("status"), condition.get("reason")) == wanted
+
+
+def schedule_binding(binding_id: int, now: datetime | None = None, force: str = "") -> Plan | None:
+    """Schedule one binding if a Karmada trigger holds (or `force` names one); the plan, or None."""
+    return _schedule(binding_id, now or timezone.now(), force)[0]
+
+
+def schedule_bindings(binding_ids: list[int], now: datetime | None = None) -> list[int]:
+    """Schedule each binding whose trigger holds; the ids of those whose binding was written."""
+    now = now or timezone.now()
+    return [binding_id for binding_id in binding_ids if _schedule(binding_id, now, "")[1]]
+
+
+def _schedule(binding_id: int, now: datetime, force: str) -> tuple[Plan | None, bool]:
+    """The plan, and whether the binding was written.
+
+    Bindings Karmada re-schedules on every reconcile (Duplicated, non-workloads) are planned without a
+    lock first; when the plan changes nothing, nothing is written, as Karmada patches only differences.
+    """
+    if not force:
+        binding = ResourceBinding.objects.select_related("template", "policy").filter(pk=binding_id).first()
+        if binding is None:
+            return None, False
+        snapshots = load_snapshots()
+        trigger = binding_trigger(binding, {s.name for s in snapshots if s.deleting})
+        if trigger is None:
+            return None, False
+        if trigger == EVERY_RECONCILE:
+            started = time.monotonic()
+            try:
+                result = plan(snapshots, planner_placement(binding), planner_binding(binding))
+            except InputError:
+                result = None
+            if result is not None and unchanged(binding, result):
+                _count_attempt(trigger, result.ok, started)
+                return result, False
+    result = _schedule_locked(binding_id, now, force)
+    return result, result is not None
+
+
+@transaction.atomic
+def _schedule_locked(binding_id: int, now: datetime, force: str) -> Plan | None:
+    binding = (
+        ResourceBinding.objects.select_for_update(of=("self",))
+        .select_related("template", "policy")
+        .filter(pk=binding_id)
+        .first()
+    )
+    if binding is None:
+        return None
+    snapshots = load_snapshots()
+    deleting = {s.name for s in snapshots if s.deleting}
+    trigger = force or binding_trigger(binding, deleting)
+    if trigger is None:
+        return None
+    started = time.monotonic()
+    try:
+        placement = planner_placement(binding)
+        inputs = planner_binding(binding)
+    except InputError as exc:
+        set_condition(binding, "Scheduled", False, "SchedulerError", f"{exc.path}: {exc.message}", now)
+        binding.save(update_fields=["conditions", "updated_at"])
+        _count_attempt(trigger, False, started)
+        return None
+    result = plan(snapshots, placement, inputs)
+    before = binding.target_replicas()
+    previous_error = (binding.condition("Scheduled") or {}).get("reason")
+    clusters = [t.as_dict() for t in result.clusters]
+    if result.error is None or result.error.reason == NO_CLUSTER_FIT:
+        binding.clusters = clusters
+        binding.applied_placement = copy.deepcopy(binding.placement)
+        binding.last_scheduled_time = now
+        binding.scheduler_observed_generation = binding.generation
+        binding.scheduler_observed_affinity_name = result.observed_affinity
+    if result.error is None:
+        set_condition(binding, "Scheduled", True, "Success", "Binding has been scheduled successfully.", now)
+    else:
+        set_condition(binding, "Scheduled", False, result.error.reason, result.error.message, now)
+    binding.save()
+    after = binding.target_replicas()
+    changed = before != after or previous_error != (binding.condition("Scheduled") or {}).get("reason")
+    if changed or trigger != "NotWorkloadOrDuplicated":
+        _record(binding, result, trigger, before, after)
+    _count_attempt(trigger, result.ok, started)
+    return result
+
+
+def _count_attempt(trigger: str, ok: bool, started: float) -> None:
+    """Karmada's scheduler metrics: one attempt and its end-to-end duration, by result and schedule type."""
+    labels = {
+        "result": "scheduled" if ok else "error",
+        "schedule_type": "ScaleSchedule" if trigger == REPLICAS_CHANGED else "ReconcileSchedule",
+    }
+    recording.count("karmada_scheduler_schedule_attempts_total", labels)
+    recording.observe("karmada_scheduler_e2e_scheduling_duration_seconds", time.monotonic() - started, labels)
+
+
+def _record(
+    binding: ResourceBinding, result: Plan, trigger: str, before: dict[str, int], after: dict[str, int]
+) -> None:
+    data: dict[str, Any] = {
+        "trigger": trigger,
+        "before": before,
+        "after": after,
+        "plan": result.as_dict(),
+        "sentences": describe(result.explanation),
+    }
+    if result.ok:
+        events.record(binding, "Normal", "ScheduleBindingSucceed", _summary(result), data)
+    else:
+        events.record(binding, "Warning", "ScheduleBindingFailed", _summary(result), data)
+    if before != after:
+        audit.record(
+            None,
+            "schedule",
+            binding.template.kind,
+            binding.template.name,
+            namespace=binding.namespace,
+            summary=f"{trigger}: {_summary(result)}",
+            before=before,
+            after=after,
+        )
