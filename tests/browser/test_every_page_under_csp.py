@@ -169,9 +169,7 @@ def test_the_api_docs_run_a_call_from_the_browser_under_the_csp(
     operation.locator(".opblock-summary").click()
     operation.get_by_role("button", name="Try it out").click()
     operation.get_by_role("button", name="Execute").click()
-    expect(
-        operation.locator(".live-responses-table tbody .response-col_status").first
-    ).to_have_text("200")
+    expect(operation.locator(".live-responses-table tbody .response-col_status").first).to_have_text("200")
     assert browser_problems.console_errors == []
 
 
