@@ -191,6 +191,10 @@ def wait_for(what: str, check, deadline: float) -> object:
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def secrets_of(sim: Simulator, key_pem: bytes) -> dict[str, str | bytes]:
+    return {"token": sim.token("beijing"), "client key": key_pem}
+
+
 def ran(log: str, task: str) -> bool:
     """Whether a worker's log (at INFO) says the task succeeded at least once."""
     return re.search(re.escape(task) + r"\[[0-9a-f-]+\] succeeded", log) is not None
@@ -312,6 +316,20 @@ def test_every_compose_service_runs_outside_docker_against_postgresql_and_redis(
                 lambda: ran(stack.logs().get("worker-default", ""), "observability.tasks.evaluate_alerts"),
                 deadline + 90,
             )
+            # What the workers stored as task results, as the admin shows it, holds no secret either.
+            results = browser.get(f"{base}/admin/django_celery_results/taskresult/", timeout=10)
+            assert results.status_code == 200
+            pages = {"task results": results.text}
+            for link in sorted(
+                set(re.findall(r'href="(/admin/django_celery_results/taskresult/\d+/change/)', results.text))
+            )[:20]:
+                pages[link] = browser.get(base + link, timeout=10).text
+            assert len(pages) > 1
+            assert {
+                where: hits
+                for where, text in pages.items()
+                if (hits := leaks(text, secrets_of(sim, key_pem)))
+            } == {}
         finally:
             stack.stop()
 
