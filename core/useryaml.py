@@ -1,7 +1,8 @@
-"""YAML that users send, loaded safely: bounded nesting and alias expansion (no billion laughs, no cycles)."""
+"""YAML that users send, loaded safely: bounded nesting and alias expansion, and only what JSON can carry."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import yaml
@@ -16,6 +17,41 @@ class YAMLTooComplex(yaml.YAMLError):
         super().__init__(problem)
         self.problem = problem
         self.problem_mark = None
+
+
+class YAMLNotJSON(yaml.YAMLError):
+    """A value no Kubernetes object holds: binary, a set, NaN, infinity, or text that does not fit its tag."""
+
+    def __init__(self, problem: str, mark: Any = None) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.problem_mark = mark
+
+
+class KubernetesLoader(yaml.SafeLoader):
+    """SafeLoader as Kubernetes reads YAML: a timestamp stays the text it was, everything is JSON."""
+
+    def construct_yaml_timestamp(self, node: yaml.Node) -> str:  # type: ignore[override]
+        # kubectl turns YAML into JSON, where `date: 2024-01-01` is the string "2024-01-01".
+        return str(self.construct_scalar(node))  # type: ignore[arg-type]
+
+    def construct_yaml_float(self, node: yaml.Node) -> float:
+        value = super().construct_yaml_float(node)
+        if math.isnan(value) or math.isinf(value):
+            raise YAMLNotJSON("NaN and infinite numbers have no JSON form", node.start_mark)
+        return value
+
+    def construct_yaml_binary(self, node: yaml.Node) -> bytes:
+        raise YAMLNotJSON("!!binary values have no JSON form; give base64 text instead", node.start_mark)
+
+    def construct_yaml_set(self, node: yaml.Node) -> Any:
+        raise YAMLNotJSON("sets (!!set) have no JSON form; use a list", node.start_mark)
+
+
+KubernetesLoader.add_constructor("tag:yaml.org,2002:timestamp", KubernetesLoader.construct_yaml_timestamp)
+KubernetesLoader.add_constructor("tag:yaml.org,2002:float", KubernetesLoader.construct_yaml_float)
+KubernetesLoader.add_constructor("tag:yaml.org,2002:binary", KubernetesLoader.construct_yaml_binary)
+KubernetesLoader.add_constructor("tag:yaml.org,2002:set", KubernetesLoader.construct_yaml_set)
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
@@ -51,14 +87,18 @@ def check_expansion(root: yaml.Node, limit: int = MAX_EXPANDED_NODES) -> int:
 
 
 def load_all(text: str | bytes, limit: int = MAX_EXPANDED_NODES) -> list[Any]:
-    """Every document of `text` as yaml.safe_load_all gives them; YAMLError (or YAMLTooComplex) if not."""
-    loader = yaml.SafeLoader(text)
+    """Every document of `text` as Kubernetes reads them; a YAMLError (YAMLTooComplex, YAMLNotJSON) if not."""
+    loader = KubernetesLoader(text)
     try:
         documents = []
         while loader.check_node():
             node = loader.get_node()
             check_expansion(node, limit)
-            documents.append(loader.construct_document(node))
+            try:
+                documents.append(loader.construct_document(node))
+            except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as exc:
+                # PyYAML's own constructors fail this way on text that does not fit its tag (!!int abc).
+                raise YAMLNotJSON(f"a value does not fit its tag ({exc})", node.start_mark) from None
         return documents
     except RecursionError:
         raise YAMLTooComplex("the YAML nests too deeply") from None

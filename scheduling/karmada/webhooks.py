@@ -261,18 +261,37 @@ _IMAGE_COMPONENTS = ("Registry", "Repository", "Tag")
 _ADD_REMOVE_REPLACE = ("add", "remove", "replace")
 
 
+def _maps_in(container: dict[str, Any], key: str, path: str, errors: FieldErrors) -> list[tuple[int, Any]]:
+    """The (index, item) of a list of objects; an error for a value that is no list or an item no object."""
+    value = container.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        errors.append((f"{path}.{key}", "must be a list"))
+        return []
+    items = []
+    for i, item in enumerate(value):
+        if _is_map(item):
+            items.append((i, item))
+        else:
+            errors.append((f"{path}.{key}[{i}]", "must be an object"))
+    return items
+
+
 def _overriders(overriders: Any, path: str) -> FieldErrors:
     if not _is_map(overriders):
         return [(path, "must be an object")]
     errors: FieldErrors = []
-    for i, item in enumerate(overriders.get("imageOverrider") or []):
+    for i, item in _maps_in(overriders, "imageOverrider", path, errors):
         ipath = f"{path}.imageOverrider[{i}]"
         if item.get("component") not in _IMAGE_COMPONENTS:
             errors.append((f"{ipath}.component", "must be Registry, Repository or Tag"))
         if item.get("operator") not in _ADD_REMOVE_REPLACE:
             errors.append((f"{ipath}.operator", "must be add, remove or replace"))
         predicate = item.get("predicate")
-        if predicate is not None and not str((predicate or {}).get("path", "")).startswith("/"):
+        if predicate is not None and not (
+            _is_map(predicate) and str(predicate.get("path", "")).startswith("/")
+        ):
             errors.append(
                 (
                     f"{ipath}.predicate.path",
@@ -280,39 +299,33 @@ def _overriders(overriders: Any, path: str) -> FieldErrors:
                 )
             )
     for key in ("commandOverrider", "argsOverrider"):
-        for i, item in enumerate(overriders.get(key) or []):
+        for i, item in _maps_in(overriders, key, path, errors):
             ipath = f"{path}.{key}[{i}]"
             if not item.get("containerName"):
                 errors.append((f"{ipath}.containerName", "is required"))
             if item.get("operator") not in ("add", "remove"):
                 errors.append((f"{ipath}.operator", "must be add or remove"))
     for key in ("labelsOverrider", "annotationsOverrider"):
-        for i, item in enumerate(overriders.get(key) or []):
+        for i, item in _maps_in(overriders, key, path, errors):
             ipath = f"{path}.{key}[{i}]"
             if item.get("operator") not in _ADD_REMOVE_REPLACE:
                 errors.append((f"{ipath}.operator", "must be add, remove or replace"))
             if not _is_map(item.get("value") or {}):
                 errors.append((f"{ipath}.value", "must be a map of strings"))
-    for i, item in enumerate(overriders.get("fieldOverrider") or []):
+    for i, item in _maps_in(overriders, "fieldOverrider", path, errors):
         ipath = f"{path}.fieldOverrider[{i}]"
         if not str(item.get("fieldPath", "")).startswith("/"):
             errors.append((f"{ipath}.fieldPath", "must be a JSON pointer such as /data/config.yaml"))
         has_json, has_yaml = bool(item.get("json")), bool(item.get("yaml"))
         if has_json == has_yaml:
             errors.append((ipath, "needs exactly one of json or yaml"))
-        for j, op in enumerate(item.get("json") or item.get("yaml") or []):
+        which = "json" if has_json else "yaml"
+        for j, op in _maps_in(item, which, ipath, errors):
             if op.get("operator") not in _ADD_REMOVE_REPLACE:
-                errors.append(
-                    (
-                        f"{ipath}.{'json' if has_json else 'yaml'}[{j}].operator",
-                        "must be add, remove or replace",
-                    )
-                )
+                errors.append((f"{ipath}.{which}[{j}].operator", "must be add, remove or replace"))
             if not str(op.get("subPath", "")).startswith("/"):
-                errors.append(
-                    (f"{ipath}.{'json' if has_json else 'yaml'}[{j}].subPath", "must be a JSON pointer")
-                )
-    for i, item in enumerate(overriders.get("plaintext") or []):
+                errors.append((f"{ipath}.{which}[{j}].subPath", "must be a JSON pointer"))
+    for i, item in _maps_in(overriders, "plaintext", path, errors):
         ipath = f"{path}.plaintext[{i}]"
         if not str(item.get("path", "")).startswith("/"):
             errors.append((f"{ipath}.path", "must be a JSON pointer such as /spec/replicas"))

@@ -43,6 +43,11 @@ scalars = (
     | st.integers(min_value=-(2**70), max_value=2**70)
     | st.floats(allow_nan=True, allow_infinity=True)
     | st.text(max_size=30)
+    # Values YAML has and JSON has not, as safe_dump writes them: timestamps, !!binary, !!set.
+    | st.dates()
+    | st.datetimes()
+    | st.binary(max_size=8)
+    | st.sets(st.integers(), max_size=3)
 )
 values = st.recursive(
     scalars,
@@ -105,6 +110,13 @@ YAML_PIECES = [
     "\u2028",
     "é",
     "\U0001f600",
+    "2024-01-01",
+    "!!int ",
+    "!!float ",
+    "!!bool ",
+    "maybe",
+    "1.0e+400",
+    "data:\n  d: ",
 ]
 yaml_looking = st.lists(st.sampled_from(YAML_PIECES) | st.text(max_size=5), max_size=40).map("".join)
 structures = st.lists(values, min_size=1, max_size=3).map(
@@ -143,7 +155,7 @@ def mutated_documents(draw):
         elif action == "wrap":
             container[key] = [container[key]]
         else:
-            container[key] = json.dumps(container[key]) if not isinstance(container[key], str) else {"x": 1}
+            container[key] = str(container[key]) if not isinstance(container[key], str) else {"x": 1}
     return doc
 
 
@@ -276,3 +288,59 @@ def test_one_bad_document_refuses_the_whole_file_and_saves_nothing(operator_api,
 @given(text=yaml_looking | structures | files_with_one_bad_document().map(lambda case: case[0]))
 def test_manage_py_apply_ends_in_one_line_or_success(text):
     check_command(text)
+
+
+CONFIG_MAP = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: default}\ndata:\n  d: VALUE\n"
+
+
+def test_a_date_is_the_text_it_was_as_kubernetes_reads_it(operator_api):
+    response = operator_api.post(
+        "/api/v1/apply/", CONFIG_MAP.replace("VALUE", "2024-01-01"), content_type="application/yaml"
+    )
+    assert response.status_code == 200, response.content
+    assert ResourceTemplate.objects.get(name="c").manifest["data"] == {"d": "2024-01-01"}
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        (".nan", "NaN and infinite numbers have no JSON form"),
+        ("1.0e+400", "NaN and infinite numbers have no JSON form"),
+        ("!!binary aGVsbG8=", "!!binary values have no JSON form"),
+        ("!!set {a, b}", "sets (!!set) have no JSON form"),
+        ("!!int abc", "a value does not fit its tag"),
+        ("!!bool maybe", "a value does not fit its tag"),
+        ("\x1f", "special characters are not allowed"),
+    ],
+)
+def test_values_json_cannot_carry_are_refused_with_the_line(operator_api, value, reason):
+    status, body = check_rest(operator_api, CONFIG_MAP.replace("VALUE", value))
+    assert status == 400 and reason in body["reason"], body
+    assert "\n" not in body["reason"]
+
+
+@pytest.mark.parametrize(
+    "overriders",
+    [
+        {"imageOverrider": 3},
+        {"imageOverrider": [None]},
+        {"imageOverrider": [{"component": "Tag", "operator": "replace", "predicate": "x"}]},
+        {"commandOverrider": ["nginx"]},
+        {"labelsOverrider": True},
+        {"fieldOverrider": [{"fieldPath": "/data", "json": 5}]},
+        {"fieldOverrider": [{"fieldPath": "/data", "yaml": [None]}]},
+        {"plaintext": [[1]]},
+    ],
+)
+def test_overriders_of_the_wrong_shape_are_refused_with_the_field(operator_api, overriders):
+    policy = {
+        "apiVersion": "policy.karmada.io/v1alpha1",
+        "kind": "OverridePolicy",
+        "metadata": {"name": "o", "namespace": "default"},
+        "spec": {
+            "resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment"}],
+            "overrideRules": [{"overriders": overriders}],
+        },
+    }
+    status, body = check_rest(operator_api, yaml.safe_dump(policy))
+    assert status == 400 and body["field"].startswith("spec.overrideRules[0].overriders."), body
