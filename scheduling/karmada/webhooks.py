@@ -35,6 +35,11 @@ def _is_map(value: Any) -> TypeGuard[dict[str, Any]]:
     return isinstance(value, dict)
 
 
+def _list(value: Any) -> list[Any]:
+    """The items of a list, or none for anything else (its own check reports that it is no list)."""
+    return value if isinstance(value, list) else []
+
+
 def _int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -62,7 +67,7 @@ def default_placement(placement: dict[str, Any]) -> None:
 def default_propagation_spec(kind: str, namespace: str, spec: dict[str, Any]) -> dict[str, Any]:
     """A copy of a (Cluster)PropagationPolicy spec with webhook and CRD defaults applied."""
     spec = copy.deepcopy(spec)
-    for selector in spec.get("resourceSelectors") or []:
+    for selector in _list(spec.get("resourceSelectors")):
         if _is_map(selector) and kind != CLUSTER_PROPAGATION_POLICY and not selector.get("namespace"):
             selector["namespace"] = namespace
         if _is_map(selector) and selector.get("kind") == "ServiceImport":
@@ -119,7 +124,10 @@ def _label_selector(selector: Any, path: str) -> FieldErrors:
     labels = selector.get("matchLabels") or {}
     if not _is_map(labels):
         errors.append((f"{path}.matchLabels", "must be a map of strings"))
-    for i, expression in enumerate(selector.get("matchExpressions") or []):
+    expressions = selector.get("matchExpressions")
+    if expressions is not None and not isinstance(expressions, list):
+        errors.append((f"{path}.matchExpressions", "must be a list"))
+    for i, expression in enumerate(_list(expressions)):
         epath = f"{path}.matchExpressions[{i}]"
         if not _is_map(expression) or not expression.get("key"):
             errors.append((f"{epath}.key", "is required"))
@@ -135,7 +143,9 @@ def _label_selector(selector: Any, path: str) -> FieldErrors:
     return errors
 
 
-def _choice(spec: dict[str, Any], key: str, allowed: tuple[str, ...], path: str) -> FieldErrors:
+def _choice(spec: Any, key: str, allowed: tuple[str, ...], path: str) -> FieldErrors:
+    if not _is_map(spec):
+        return [(path, "must be an object")]
     value = spec.get(key)
     if value is not None and value not in allowed:
         return [(f"{path}.{key}", f"must be one of {', '.join(repr(a) for a in allowed)}")]
@@ -154,7 +164,13 @@ def _failover(spec: dict[str, Any]) -> FieldErrors:
         path = "spec.failover.application"
         if not spec.get("propagateDeps"):
             errors.append(("spec.propagateDeps", "must be true when failover.application is set"))
-        seconds = (application.get("decisionConditions") or {}).get("tolerationSeconds")
+        if not _is_map(application):
+            return [*errors, (path, "must be an object")]
+        conditions = application.get("decisionConditions") or {}
+        if not _is_map(conditions):
+            errors.append((f"{path}.decisionConditions", "must be an object"))
+            conditions = {}
+        seconds = conditions.get("tolerationSeconds")
         if seconds is not None and (not _int(seconds) or seconds < 0):
             errors.append((f"{path}.decisionConditions.tolerationSeconds", "must be a whole number >= 0"))
         errors += _choice(application, "purgeMode", ("Directly", "Gracefully", "Never"), path)
@@ -181,10 +197,13 @@ def _reschedule_policy(placement: dict[str, Any]) -> FieldErrors:
     errors: FieldErrors = []
     if not isinstance(policy.get("enable", False), bool):
         errors.append((f"{path}.enable", "must be true or false"))
-    minimum = (policy.get("policy") or {}).get("minCandidateClusters", 1)
+    inner, trigger = policy.get("policy") or {}, policy.get("trigger") or {}
+    for key, value in (("policy", inner), ("trigger", trigger)):
+        if not _is_map(value):
+            return [*errors, (f"{path}.{key}", "must be an object")]
+    minimum = inner.get("minCandidateClusters", 1)
     if not _int(minimum) or minimum < 1:
         errors.append((f"{path}.policy.minCandidateClusters", "must be a whole number >= 1"))
-    trigger = policy.get("trigger") or {}
     enabled = policy.get("enable") is True
     if (enabled or "duration" in trigger) and parse_duration(trigger.get("duration", "")) is None:
         errors.append((f"{path}.trigger.duration", "must be a duration such as 5m or 90s"))
@@ -219,7 +238,7 @@ def validate_propagation_spec(kind: str, namespace: str, spec: Any) -> dict[str,
         errors.append(("spec.priority", "must be a whole number"))
     errors += _choice(spec, "preemption", ("Always", "Never"), "spec")
     if spec.get("preemption") == "Always":
-        for i, selector in enumerate(spec.get("resourceSelectors") or []):
+        for i, selector in enumerate(_list(spec.get("resourceSelectors"))):
             if _is_map(selector) and not selector.get("name"):
                 errors.append((f"spec.resourceSelectors[{i}].name", "is required when preemption is Always"))
     errors += _choice(spec, "conflictResolution", ("Abort", "Overwrite"), "spec")
@@ -229,7 +248,9 @@ def validate_propagation_spec(kind: str, namespace: str, spec: Any) -> dict[str,
             errors.append((f"spec.{key}", "must be true or false"))
     if not isinstance(spec.get("schedulerName"), str) or not spec["schedulerName"]:
         errors.append(("spec.schedulerName", "must be a non-empty string"))
-    for i, name in enumerate(spec.get("dependentOverrides") or []):
+    if not isinstance(spec.get("dependentOverrides") or [], list):
+        errors.append(("spec.dependentOverrides", "must be a list"))
+    for i, name in enumerate(_list(spec.get("dependentOverrides"))):
         if not isinstance(name, str) or not name:
             errors.append((f"spec.dependentOverrides[{i}]", "must be an OverridePolicy name"))
     suspension = spec.get("suspension")
@@ -350,7 +371,7 @@ def validate_override_spec(kind: str, namespace: str, spec: Any) -> dict[str, An
         raise SpecInvalid([("spec", "is required and must be an object")])
     spec = copy.deepcopy(spec)
     if kind == OVERRIDE_POLICY:
-        for selector in spec.get("resourceSelectors") or []:
+        for selector in _list(spec.get("resourceSelectors")):
             if _is_map(selector) and not selector.get("namespace"):
                 selector["namespace"] = namespace
     errors = _selectors(kind, namespace, spec, required=False)
@@ -385,7 +406,9 @@ def validate_taint_policy_spec(spec: Any) -> dict[str, Any]:
     if not spec.get("addOnConditions") and not spec.get("removeOnConditions"):
         errors.append(("spec.addOnConditions", "addOnConditions or removeOnConditions is required"))
     for key in ("addOnConditions", "removeOnConditions"):
-        for i, condition in enumerate(spec.get(key) or []):
+        if not isinstance(spec.get(key) or [], list):
+            errors.append((f"spec.{key}", "must be a list"))
+        for i, condition in enumerate(_list(spec.get(key))):
             path = f"spec.{key}[{i}]"
             if not _is_map(condition) or not condition.get("conditionType"):
                 errors.append((f"{path}.conditionType", "is required"))
@@ -397,7 +420,7 @@ def validate_taint_policy_spec(spec: Any) -> dict[str, Any]:
     taints = spec.get("taints")
     if not isinstance(taints, list) or not taints:
         errors.append(("spec.taints", "must list at least one taint"))
-    for i, taint in enumerate(taints or []):
+    for i, taint in enumerate(_list(taints)):
         path = f"spec.taints[{i}]"
         if not _is_map(taint) or not taint.get("key"):
             errors.append((f"{path}.key", "is required"))

@@ -344,3 +344,57 @@ def test_overriders_of_the_wrong_shape_are_refused_with_the_field(operator_api, 
     }
     status, body = check_rest(operator_api, yaml.safe_dump(policy))
     assert status == 400 and body["field"].startswith("spec.overrideRules[0].overriders."), body
+
+
+PROPAGATION = {
+    "apiVersion": "policy.karmada.io/v1alpha1",
+    "kind": "PropagationPolicy",
+    "metadata": {"name": "p", "namespace": "default"},
+    "spec": {"resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment"}], "placement": {}},
+}
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"resourceSelectors": 5}, "spec.resourceSelectors"),
+        ({"dependentOverrides": 5}, "spec.dependentOverrides"),
+        ({"propagateDeps": True, "failover": {"application": [1]}}, "spec.failover.application"),
+        (
+            {"propagateDeps": True, "failover": {"application": {"decisionConditions": 5}}},
+            "spec.failover.application.decisionConditions",
+        ),
+        ({"failover": {"cluster": [1]}}, "spec.failover.cluster"),
+        ({"placement": {"reschedulePolicy": {"trigger": [1]}}}, "spec.placement.reschedulePolicy.trigger"),
+        ({"placement": {"reschedulePolicy": {"policy": "x"}}}, "spec.placement.reschedulePolicy.policy"),
+        (
+            {
+                "resourceSelectors": [
+                    {"apiVersion": "v1", "kind": "Pod", "labelSelector": {"matchExpressions": 3}}
+                ]
+            },
+            "spec.resourceSelectors[0].labelSelector.matchExpressions",
+        ),
+    ],
+)
+def test_policy_fields_of_the_wrong_shape_are_refused_with_the_field(operator_api, change, field):
+    policy = copy.deepcopy(PROPAGATION)
+    policy["spec"].update(change)
+    status, body = check_rest(operator_api, yaml.safe_dump(policy))
+    assert status == 400 and body["field"] == field, body
+
+
+@pytest.mark.parametrize("change", [{"addOnConditions": 5}, {"taints": 5}])
+def test_taint_policy_fields_of_the_wrong_shape_are_refused(operator_api, change):
+    policy = {
+        "apiVersion": "policy.karmada.io/v1alpha1",
+        "kind": "ClusterTaintPolicy",
+        "metadata": {"name": "t"},
+        "spec": {
+            "addOnConditions": [{"conditionType": "Ready", "operator": "In", "statusValues": ["False"]}],
+            "taints": [{"key": "k", "effect": "NoSchedule"}],
+            **change,
+        },
+    }
+    status, body = check_rest(operator_api, yaml.safe_dump(policy))
+    assert status == 400 and body["field"].startswith("spec."), body
