@@ -96,7 +96,7 @@ def load_all(text: str | bytes, limit: int = MAX_EXPANDED_NODES) -> list[Any]:
             check_expansion(node, limit)
             try:
                 documents.append(loader.construct_document(node))
-            except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as exc:
+            except (ValueError, TypeError, LookupError, AttributeError, OverflowError) as exc:
                 # PyYAML's own constructors fail this way on text that does not fit its tag (!!int abc).
                 raise YAMLNotJSON(f"a value does not fit its tag ({exc})", node.start_mark) from None
         return documents

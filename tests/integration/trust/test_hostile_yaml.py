@@ -310,6 +310,7 @@ def test_a_date_is_the_text_it_was_as_kubernetes_reads_it(operator_api):
         ("!!set {a, b}", "sets (!!set) have no JSON form"),
         ("!!int abc", "a value does not fit its tag"),
         ("!!bool maybe", "a value does not fit its tag"),
+        ("!!int", "a value does not fit its tag"),
         ("\x1f", "special characters are not allowed"),
     ],
 )
