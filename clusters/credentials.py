@@ -1,10 +1,11 @@
-"""Cluster credentials encrypted at rest with Fernet; the key comes from KARMADA_UI_ENCRYPTION_KEY."""
+"""Cluster credentials encrypted at rest with Fernet; keys (newest first) from KARMADA_UI_ENCRYPTION_KEY."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
 import json
+import re
 from functools import lru_cache
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
@@ -14,27 +15,48 @@ from django.core.exceptions import ImproperlyConfigured
 from clusters.k8s import ClusterConnection
 
 
+class CredentialsUnreadable(Exception):
+    """The stored credentials cannot be decrypted with the configured key(s)."""
+
+
 def _fernet_key(secret: str) -> bytes:
     """Any secret string becomes a Fernet key, so a random token from a secrets file is enough."""
     digest = hashlib.sha256(b"karmada-ui cluster credentials\0" + secret.encode()).digest()
     return base64.urlsafe_b64encode(digest)
 
 
+def key_secrets(keys: str) -> list[str]:
+    """The secrets of a key setting, newest first, separated by commas or newlines (one a line in a file)."""
+    return [part.strip() for part in re.split(r"[,\n]", keys) if part.strip()]
+
+
 @lru_cache(maxsize=4)
-def _cipher(keys: str) -> MultiFernet:
-    secrets = [part.strip() for part in keys.split(",") if part.strip()]
+def _ciphers(keys: str) -> tuple[Fernet, MultiFernet]:
+    secrets = key_secrets(keys)
     if not secrets:
         raise ImproperlyConfigured("KARMADA_UI_ENCRYPTION_KEY is empty.")
-    # The first key encrypts; every key decrypts, so keys can be rotated by prepending a new one.
-    return MultiFernet([Fernet(_fernet_key(secret)) for secret in secrets])
+    fernets = [Fernet(_fernet_key(secret)) for secret in secrets]
+    # The first key encrypts; every key decrypts, so keys rotate by prepending a new one.
+    return fernets[0], MultiFernet(fernets)
 
 
 def cipher() -> MultiFernet:
-    return _cipher(settings.KARMADA_UI_ENCRYPTION_KEY)
+    return _ciphers(settings.KARMADA_UI_ENCRYPTION_KEY)[1]
 
 
-class CredentialsUnreadable(Exception):
-    """The stored credentials cannot be decrypted with the configured key(s)."""
+def reencrypted(blob: str) -> str | None:
+    """The blob under the first key, or None if it already is; CredentialsUnreadable if no key fits."""
+    primary, every = _ciphers(settings.KARMADA_UI_ENCRYPTION_KEY)
+    token = blob.encode()
+    try:
+        primary.decrypt(token)
+        return None
+    except InvalidToken:
+        pass
+    try:
+        return every.rotate(token).decode()
+    except InvalidToken as exc:
+        raise CredentialsUnreadable("no key in KARMADA_UI_ENCRYPTION_KEY decrypts them") from exc
 
 
 def encrypt_connection(conn: ClusterConnection) -> str:

@@ -1,8 +1,9 @@
-"""YAML that users send, the one way it is loaded: safely, with nesting and alias expansion bounded
-(no billion laughs, no cycles) or aliases refused outright, and errors that keep their line."""
+"""User YAML, loaded one way: as Kubernetes reads it (only what JSON can carry), nesting and alias
+expansion bounded (no billion laughs, no cycles) or aliases refused, and errors at their line."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import yaml
@@ -19,8 +20,18 @@ class YAMLTooComplex(yaml.YAMLError):
         self.problem_mark = None
 
 
-class _Loader(yaml.SafeLoader):
-    """The safe loader, refusing aliases at their mark when the caller has no use for them."""
+class YAMLNotJSON(yaml.YAMLError):
+    """A value no Kubernetes object holds: binary, a set, NaN, infinity, or text that does not fit its tag."""
+
+    def __init__(self, problem: str, mark: Any = None) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.problem_mark = mark
+
+
+class KubernetesLoader(yaml.SafeLoader):
+    """SafeLoader as Kubernetes reads YAML: a timestamp stays the text it was, everything is JSON; aliases
+    refused at their mark when the caller has no use for them."""
 
     allow_aliases = True
 
@@ -29,6 +40,28 @@ class _Loader(yaml.SafeLoader):
             mark = self.peek_event().start_mark
             raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed here", mark)
         return super().compose_node(parent, index)
+
+    def construct_yaml_timestamp(self, node: yaml.Node) -> str:  # type: ignore[override]
+        # kubectl turns YAML into JSON, where `date: 2024-01-01` is the string "2024-01-01".
+        return str(self.construct_scalar(node))  # type: ignore[arg-type]
+
+    def construct_yaml_float(self, node: yaml.Node) -> float:
+        value = super().construct_yaml_float(node)
+        if math.isnan(value) or math.isinf(value):
+            raise YAMLNotJSON("NaN and infinite numbers have no JSON form", node.start_mark)
+        return value
+
+    def construct_yaml_binary(self, node: yaml.Node) -> bytes:
+        raise YAMLNotJSON("!!binary values have no JSON form; give base64 text instead", node.start_mark)
+
+    def construct_yaml_set(self, node: yaml.Node) -> Any:
+        raise YAMLNotJSON("sets (!!set) have no JSON form; use a list", node.start_mark)
+
+
+KubernetesLoader.add_constructor("tag:yaml.org,2002:timestamp", KubernetesLoader.construct_yaml_timestamp)
+KubernetesLoader.add_constructor("tag:yaml.org,2002:float", KubernetesLoader.construct_yaml_float)
+KubernetesLoader.add_constructor("tag:yaml.org,2002:binary", KubernetesLoader.construct_yaml_binary)
+KubernetesLoader.add_constructor("tag:yaml.org,2002:set", KubernetesLoader.construct_yaml_set)
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
@@ -64,16 +97,20 @@ def check_expansion(root: yaml.Node, limit: int = MAX_EXPANDED_NODES) -> int:
 
 
 def load_all(text: str | bytes, limit: int = MAX_EXPANDED_NODES, aliases: bool = True) -> list[Any]:
-    """Every document of `text` as yaml.safe_load_all gives them; YAMLError (or YAMLTooComplex) if not.
+    """Every document of `text` as Kubernetes reads them; a YAMLError (YAMLTooComplex, YAMLNotJSON) if not.
     With `aliases` False, the first alias is a MarkedYAMLError at its line."""
-    loader = _Loader(text)
+    loader = KubernetesLoader(text)
     loader.allow_aliases = aliases
     try:
         documents = []
         while loader.check_node():
             node = loader.get_node()
             check_expansion(node, limit)
-            documents.append(loader.construct_document(node))
+            try:
+                documents.append(loader.construct_document(node))
+            except (ValueError, TypeError, LookupError, AttributeError, OverflowError) as exc:
+                # PyYAML's own constructors fail this way on text that does not fit its tag (!!int abc).
+                raise YAMLNotJSON(f"a value does not fit its tag ({exc})", node.start_mark) from None
         return documents
     except RecursionError:
         raise YAMLTooComplex("the YAML nests too deeply") from None
@@ -91,7 +128,7 @@ def load(text: str | bytes, limit: int = MAX_EXPANDED_NODES) -> Any:
 
 def compose(text: str) -> yaml.Node | None:
     """The node tree of a single document (None when empty), with the marks that give each node's line."""
-    loader = _Loader(text)
+    loader = KubernetesLoader(text)
     try:
         return loader.get_single_node()
     except RecursionError:

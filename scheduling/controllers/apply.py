@@ -132,6 +132,12 @@ def parse_yaml(text: str) -> list[Any]:
         )
     try:
         loaded = [doc for doc in useryaml.load_all(text) if doc is not None]
+    except yaml.reader.ReaderError as exc:
+        # A character YAML never allows (a control character, say); str(exc) would span two lines.
+        character = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "\0")
+        raise ApplyError(
+            0, "", f"not valid YAML at character {exc.position + 1}: {exc.reason} (#x{character:04x})"
+        ) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

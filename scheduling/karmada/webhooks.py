@@ -33,6 +33,11 @@ def _is_map(value: Any) -> TypeGuard[dict[str, Any]]:
     return isinstance(value, dict)
 
 
+def _list(value: Any) -> list[Any]:
+    """The items of a list, or none for anything else (its own check reports that it is no list)."""
+    return value if isinstance(value, list) else []
+
+
 def _int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -60,7 +65,7 @@ def default_placement(placement: dict[str, Any]) -> None:
 def default_propagation_spec(kind: str, namespace: str, spec: dict[str, Any]) -> dict[str, Any]:
     """A copy of a (Cluster)PropagationPolicy spec with webhook and CRD defaults applied."""
     spec = copy.deepcopy(spec)
-    for selector in spec.get("resourceSelectors") or []:
+    for selector in _list(spec.get("resourceSelectors")):
         if _is_map(selector) and kind != CLUSTER_PROPAGATION_POLICY and not selector.get("namespace"):
             selector["namespace"] = namespace
         if _is_map(selector) and selector.get("kind") == "ServiceImport":
@@ -117,7 +122,10 @@ def _label_selector(selector: Any, path: str) -> FieldErrors:
     labels = selector.get("matchLabels") or {}
     if not _is_map(labels):
         errors.append((f"{path}.matchLabels", "must be a map of strings"))
-    for i, expression in enumerate(selector.get("matchExpressions") or []):
+    expressions = selector.get("matchExpressions")
+    if expressions is not None and not isinstance(expressions, list):
+        errors.append((f"{path}.matchExpressions", "must be a list"))
+    for i, expression in enumerate(_list(expressions)):
         epath = f"{path}.matchExpressions[{i}]"
         if not _is_map(expression) or not expression.get("key"):
             errors.append((f"{epath}.key", "is required"))
@@ -133,7 +141,9 @@ def _label_selector(selector: Any, path: str) -> FieldErrors:
     return errors
 
 
-def _choice(spec: dict[str, Any], key: str, allowed: tuple[str, ...], path: str) -> FieldErrors:
+def _choice(spec: Any, key: str, allowed: tuple[str, ...], path: str) -> FieldErrors:
+    if not _is_map(spec):
+        return [(path, "must be an object")]
     value = spec.get(key)
     if value is not None and value not in allowed:
         return [(f"{path}.{key}", f"must be one of {', '.join(repr(a) for a in allowed)}")]
@@ -152,7 +162,13 @@ def _failover(spec: dict[str, Any]) -> FieldErrors:
         path = "spec.failover.application"
         if not spec.get("propagateDeps"):
             errors.append(("spec.propagateDeps", "must be true when failover.application is set"))
-        seconds = (application.get("decisionConditions") or {}).get("tolerationSeconds")
+        if not _is_map(application):
+            return [*errors, (path, "must be an object")]
+        conditions = application.get("decisionConditions") or {}
+        if not _is_map(conditions):
+            errors.append((f"{path}.decisionConditions", "must be an object"))
+            conditions = {}
+        seconds = conditions.get("tolerationSeconds")
         if seconds is not None and (not _int(seconds) or seconds < 0):
             errors.append((f"{path}.decisionConditions.tolerationSeconds", "must be a whole number >= 0"))
         errors += _choice(application, "purgeMode", ("Directly", "Gracefully", "Never"), path)
@@ -179,10 +195,13 @@ def _reschedule_policy(placement: dict[str, Any]) -> FieldErrors:
     errors: FieldErrors = []
     if not isinstance(policy.get("enable", False), bool):
         errors.append((f"{path}.enable", "must be true or false"))
-    minimum = (policy.get("policy") or {}).get("minCandidateClusters", 1)
+    inner, trigger = policy.get("policy") or {}, policy.get("trigger") or {}
+    for key, value in (("policy", inner), ("trigger", trigger)):
+        if not _is_map(value):
+            return [*errors, (f"{path}.{key}", "must be an object")]
+    minimum = inner.get("minCandidateClusters", 1)
     if not _int(minimum) or minimum < 1:
         errors.append((f"{path}.policy.minCandidateClusters", "must be a whole number >= 1"))
-    trigger = policy.get("trigger") or {}
     enabled = policy.get("enable") is True
     if (enabled or "duration" in trigger) and _not_a_duration(trigger.get("duration", "")):
         errors.append((f"{path}.trigger.duration", "must be a duration such as 5m or 90s"))
@@ -217,7 +236,7 @@ def validate_propagation_spec(kind: str, namespace: str, spec: Any) -> dict[str,
         errors.append(("spec.priority", "must be a whole number"))
     errors += _choice(spec, "preemption", ("Always", "Never"), "spec")
     if spec.get("preemption") == "Always":
-        for i, selector in enumerate(spec.get("resourceSelectors") or []):
+        for i, selector in enumerate(_list(spec.get("resourceSelectors"))):
             if _is_map(selector) and not selector.get("name"):
                 errors.append((f"spec.resourceSelectors[{i}].name", "is required when preemption is Always"))
     errors += _choice(spec, "conflictResolution", ("Abort", "Overwrite"), "spec")
@@ -227,7 +246,9 @@ def validate_propagation_spec(kind: str, namespace: str, spec: Any) -> dict[str,
             errors.append((f"spec.{key}", "must be true or false"))
     if not isinstance(spec.get("schedulerName"), str) or not spec["schedulerName"]:
         errors.append(("spec.schedulerName", "must be a non-empty string"))
-    for i, name in enumerate(spec.get("dependentOverrides") or []):
+    if not isinstance(spec.get("dependentOverrides") or [], list):
+        errors.append(("spec.dependentOverrides", "must be a list"))
+    for i, name in enumerate(_list(spec.get("dependentOverrides"))):
         if not isinstance(name, str) or not name:
             errors.append((f"spec.dependentOverrides[{i}]", "must be an OverridePolicy name"))
     suspension = spec.get("suspension")
@@ -266,18 +287,37 @@ def _not_a_pointer(path: Any) -> bool:
 _ADD_REMOVE_REPLACE = ("add", "remove", "replace")
 
 
+def _maps_in(container: dict[str, Any], key: str, path: str, errors: FieldErrors) -> list[tuple[int, Any]]:
+    """The (index, item) of a list of objects; an error for a value that is no list or an item no object."""
+    value = container.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        errors.append((f"{path}.{key}", "must be a list"))
+        return []
+    items = []
+    for i, item in enumerate(value):
+        if _is_map(item):
+            items.append((i, item))
+        else:
+            errors.append((f"{path}.{key}[{i}]", "must be an object"))
+    return items
+
+
 def _overriders(overriders: Any, path: str) -> FieldErrors:
     if not _is_map(overriders):
         return [(path, "must be an object")]
     errors: FieldErrors = []
-    for i, item in enumerate(overriders.get("imageOverrider") or []):
+    for i, item in _maps_in(overriders, "imageOverrider", path, errors):
         ipath = f"{path}.imageOverrider[{i}]"
         if item.get("component") not in _IMAGE_COMPONENTS:
             errors.append((f"{ipath}.component", "must be Registry, Repository or Tag"))
         if item.get("operator") not in _ADD_REMOVE_REPLACE:
             errors.append((f"{ipath}.operator", "must be add, remove or replace"))
         predicate = item.get("predicate")
-        if predicate is not None and _not_a_pointer((predicate or {}).get("path", "")):
+        if predicate is not None and not (
+            _is_map(predicate) and not _not_a_pointer(predicate.get("path", ""))
+        ):
             errors.append(
                 (
                     f"{ipath}.predicate.path",
@@ -285,39 +325,33 @@ def _overriders(overriders: Any, path: str) -> FieldErrors:
                 )
             )
     for key in ("commandOverrider", "argsOverrider"):
-        for i, item in enumerate(overriders.get(key) or []):
+        for i, item in _maps_in(overriders, key, path, errors):
             ipath = f"{path}.{key}[{i}]"
             if not item.get("containerName"):
                 errors.append((f"{ipath}.containerName", "is required"))
             if item.get("operator") not in ("add", "remove"):
                 errors.append((f"{ipath}.operator", "must be add or remove"))
     for key in ("labelsOverrider", "annotationsOverrider"):
-        for i, item in enumerate(overriders.get(key) or []):
+        for i, item in _maps_in(overriders, key, path, errors):
             ipath = f"{path}.{key}[{i}]"
             if item.get("operator") not in _ADD_REMOVE_REPLACE:
                 errors.append((f"{ipath}.operator", "must be add, remove or replace"))
             if not _is_map(item.get("value") or {}):
                 errors.append((f"{ipath}.value", "must be a map of strings"))
-    for i, item in enumerate(overriders.get("fieldOverrider") or []):
+    for i, item in _maps_in(overriders, "fieldOverrider", path, errors):
         ipath = f"{path}.fieldOverrider[{i}]"
         if _not_a_pointer(item.get("fieldPath", "")):
             errors.append((f"{ipath}.fieldPath", "must be a JSON pointer such as /data/config.yaml"))
         has_json, has_yaml = bool(item.get("json")), bool(item.get("yaml"))
         if has_json == has_yaml:
             errors.append((ipath, "needs exactly one of json or yaml"))
-        for j, op in enumerate(item.get("json") or item.get("yaml") or []):
+        which = "json" if has_json else "yaml"
+        for j, op in _maps_in(item, which, ipath, errors):
             if op.get("operator") not in _ADD_REMOVE_REPLACE:
-                errors.append(
-                    (
-                        f"{ipath}.{'json' if has_json else 'yaml'}[{j}].operator",
-                        "must be add, remove or replace",
-                    )
-                )
+                errors.append((f"{ipath}.{which}[{j}].operator", "must be add, remove or replace"))
             if _not_a_pointer(op.get("subPath", "")):
-                errors.append(
-                    (f"{ipath}.{'json' if has_json else 'yaml'}[{j}].subPath", "must be a JSON pointer")
-                )
-    for i, item in enumerate(overriders.get("plaintext") or []):
+                errors.append((f"{ipath}.{which}[{j}].subPath", "must be a JSON pointer"))
+    for i, item in _maps_in(overriders, "plaintext", path, errors):
         ipath = f"{path}.plaintext[{i}]"
         if _not_a_pointer(item.get("path", "")):
             errors.append((f"{ipath}.path", "must be a JSON pointer such as /spec/replicas"))
@@ -342,7 +376,7 @@ def validate_override_spec(kind: str, namespace: str, spec: Any) -> dict[str, An
         raise SpecInvalid([("spec", "is required and must be an object")])
     spec = copy.deepcopy(spec)
     if kind == OVERRIDE_POLICY:
-        for selector in spec.get("resourceSelectors") or []:
+        for selector in _list(spec.get("resourceSelectors")):
             if _is_map(selector) and not selector.get("namespace"):
                 selector["namespace"] = namespace
     errors = _selectors(kind, namespace, spec, required=False)
@@ -377,7 +411,9 @@ def validate_taint_policy_spec(spec: Any) -> dict[str, Any]:
     if not spec.get("addOnConditions") and not spec.get("removeOnConditions"):
         errors.append(("spec.addOnConditions", "addOnConditions or removeOnConditions is required"))
     for key in ("addOnConditions", "removeOnConditions"):
-        for i, condition in enumerate(spec.get(key) or []):
+        if not isinstance(spec.get(key) or [], list):
+            errors.append((f"spec.{key}", "must be a list"))
+        for i, condition in enumerate(_list(spec.get(key))):
             path = f"spec.{key}[{i}]"
             if not _is_map(condition) or not condition.get("conditionType"):
                 errors.append((f"{path}.conditionType", "is required"))
@@ -389,7 +425,7 @@ def validate_taint_policy_spec(spec: Any) -> dict[str, Any]:
     taints = spec.get("taints")
     if not isinstance(taints, list) or not taints:
         errors.append(("spec.taints", "must list at least one taint"))
-    for i, taint in enumerate(taints or []):
+    for i, taint in enumerate(_list(taints)):
         path = f"spec.taints[{i}]"
         if not _is_map(taint) or not taint.get("key"):
             errors.append((f"{path}.key", "is required"))
