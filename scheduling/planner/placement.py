@@ -9,6 +9,7 @@ from .errors import InputError
 from .parsing import get_int, get_list, get_map, get_str, get_str_map, join, require_map
 from .selectors import ClusterAffinity, NodeSelectorTerm
 from .taints import Toleration, parse_tolerations
+from .workload_affinity import WorkloadAffinity
 
 DUPLICATED = "Duplicated"
 DIVIDED = "Divided"
@@ -133,6 +134,7 @@ class Placement:
     replica_scheduling: ReplicaScheduling | None = None
     node_claim: NodeClaim | None = None
     division_method: str = WEBSTER
+    workload_affinity: WorkloadAffinity | None = None
 
     @property
     def scheduling_type(self) -> str:
@@ -193,6 +195,9 @@ class Placement:
                 resource.get("nodeClaim"), join(join(path, "resource"), "nodeClaim")
             ),
             division_method=division_method,
+            workload_affinity=WorkloadAffinity.from_dict(
+                data.get("workloadAffinity"), join(path, "workloadAffinity")
+            ),
         )
 
 
