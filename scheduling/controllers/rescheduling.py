@@ -13,8 +13,14 @@ from django.utils import timezone
 from clusters.models import Cluster, ClusterSample
 from core import audit
 from scheduling import events
-from scheduling.controllers.planner_inputs import load_snapshots, planner_binding, planner_placement
+from scheduling.controllers.planner_inputs import (
+    binding_peers,
+    load_snapshots,
+    planner_binding,
+    planner_placement,
+)
 from scheduling.karmada.interpreter import requirements_from_json
+from scheduling.karmada.suspension import scheduling_suspended
 from scheduling.karmada.webhooks import parse_duration
 from scheduling.models import ResourceBinding
 from scheduling.planner import InputError, plan
@@ -102,6 +108,8 @@ def shed_hot_cluster(binding: ResourceBinding, now: datetime) -> bool:
     settings = _policy(binding)
     if settings is None or not binding.replicas or not binding.clusters:
         return False
+    if scheduling_suspended(binding.suspension):  # an operator holds its placement where it is
+        return False
     if binding.last_load_move_at and now - binding.last_load_move_at < timedelta(
         seconds=settings["duration"]
     ):
@@ -127,7 +135,7 @@ def shed_hot_cluster(binding: ResourceBinding, now: datetime) -> bool:
         return False
     _, source, heat = max(hot)
     count = replicas_to_shed(heat, settings["threshold"], request, targets[source])
-    result = plan(load_snapshots(), placement, planner_binding(binding))
+    result = plan(load_snapshots(), placement, planner_binding(binding), peers=binding_peers(binding))
     room = {
         c["name"]: int(c.get("allocatable") or 0)
         for c in result.explanation.get("clusters", [])

@@ -94,7 +94,7 @@ from .placement import (
 )
 from .placement_validation import validate_placement
 from .quantity import QuantityError, format_quantity, parse_quantity
-from .quota import QUOTA_EXCEEDED, QuotaSnapshot, add_usage, binding_usage
+from .quota import QUOTA_EXCEEDED, QuotaExceededError, QuotaSnapshot, add_usage, binding_usage, check_quota
 from .resource_models import ResourceModel
 from .taints import Taint, Toleration
 from .workload_affinity import WorkloadAffinity, WorkloadPeer, affinity_groups
@@ -119,6 +119,7 @@ __all__ = [
     "Plan",
     "PlanError",
     "QuantityError",
+    "QuotaExceededError",
     "QuotaSnapshot",
     "ReplicaRequirements",
     "ResourceModel",
@@ -131,6 +132,7 @@ __all__ = [
     "add_usage",
     "affinity_groups",
     "binding_usage",
+    "check_quota",
     "cluster_price",
     "describe",
     "division_method_from_annotations",
