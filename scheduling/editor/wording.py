@@ -25,6 +25,12 @@ REASONS = {
     "evicting": gettext_lazy("a graceful eviction is moving the workload off this cluster"),
     "region_not_chosen": gettext_lazy("region %(region)s was not chosen by the region spread constraint"),
     "spread_limit": gettext_lazy("not among the %(limit)s cluster(s) the spread constraints keep"),
+    "affinity_group_elsewhere": gettext_lazy(
+        "%(peer)s of the workload affinity group %(group)s does not run here"
+    ),
+    "anti_affinity_group_here": gettext_lazy(
+        "%(peer)s of the workload anti-affinity group %(group)s already runs here"
+    ),
 }
 
 METHOD_NAMES = {"webster": gettext_lazy("Webster"), "largest-remainder": gettext_lazy("largest remainder")}
