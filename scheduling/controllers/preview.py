@@ -8,7 +8,7 @@ import yaml
 
 from core import useryaml
 from core.audit import placement_delta
-from scheduling.controllers.planner_inputs import load_snapshots
+from scheduling.controllers.planner_inputs import load_peers, load_quotas, load_snapshots
 from scheduling.karmada.interpreter import requirements_json, workload_of
 from scheduling.karmada.webhooks import SpecInvalid, validate_propagation_spec
 from scheduling.models import ResourceBinding, ResourceTemplate
@@ -19,9 +19,11 @@ from scheduling.planner import (
     InputError,
     Placement,
     TargetCluster,
+    affinity_groups,
     describe,
     division_method_from_annotations,
     plan,
+    split_cost,
 )
 
 
@@ -67,6 +69,13 @@ def preview(policy: Any, template: ResourceTemplate) -> dict[str, Any]:
         if binding
         else ()
     )
+    try:
+        placement = Placement.from_dict(spec["placement"])
+    except InputError as exc:
+        raise PreviewError(f"spec.placement.{exc.path}", exc.message) from None
+    groups = ("", "")
+    if template.namespace:
+        groups = affinity_groups(placement.workload_affinity, workload.labels)
     inputs = Binding(
         replicas=workload.replicas,
         requirements=workload.requirements,
@@ -77,14 +86,20 @@ def preview(policy: Any, template: ResourceTemplate) -> dict[str, Any]:
         kind=template.kind,
         namespace=template.namespace,
         name=template.name,
+        affinity_group=groups[0],
+        anti_affinity_group=groups[1],
     )
     snapshots = load_snapshots()
+    quotas = load_quotas(template.namespace)
+    peers = load_peers(template.namespace, *groups)
     results = {
-        m: plan(snapshots, Placement.from_dict(spec["placement"], m), inputs)
+        m: plan(snapshots, Placement.from_dict(spec["placement"], m), inputs, peers=peers, quotas=quotas)
         for m in (WEBSTER, LARGEST_REMAINDER)
     }
     chosen = results[method]
     current = binding.target_replicas() if binding else {}
+    refused = (chosen.explanation.get("quota") or {}).get("proposed") if chosen.error else None
+    proposed = {e["name"]: e["replicas"] for e in refused} if refused is not None else chosen.replicas()
     return {
         "workload": {
             "id": template.pk,
@@ -101,4 +116,6 @@ def preview(policy: Any, template: ResourceTemplate) -> dict[str, Any]:
         "delta": placement_delta(current, chosen.replicas()),
         "methodsDiffer": results[WEBSTER].replicas() != results[LARGEST_REMAINDER].replicas(),
         "alternative": results[LARGEST_REMAINDER if method == WEBSTER else WEBSTER].as_dict(),
+        "quota": chosen.explanation.get("quota"),
+        "cost": split_cost(snapshots, workload.requirements, proposed, current if binding else None),
     }

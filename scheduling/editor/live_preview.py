@@ -18,8 +18,12 @@ from scheduling.planner import (
     InputError,
     Placement,
     Plan,
+    QuotaSnapshot,
     TargetCluster,
+    WorkloadPeer,
+    affinity_groups,
     plan,
+    split_cost,
 )
 
 
@@ -29,18 +33,30 @@ class WorkloadInput:
 
     ``base`` is the planner Binding the scheduler builds for the workload (UID, requirements,
     previous result, eviction tasks); ``current`` its placement now, or None when it has none.
+    ``labels`` are the template's labels (the edited policy's workload groups are derived from them),
+    ``quotas`` the namespace's FederatedResourceQuotas and ``peers`` its grouped ResourceBindings.
     """
 
     replicas: int
     label: str = ""
     base: Binding | None = None
     current: tuple[TargetCluster, ...] | None = None
+    labels: dict[str, str] = field(default_factory=dict)
+    quotas: tuple[QuotaSnapshot, ...] = ()
+    peers: tuple[WorkloadPeer, ...] = ()
 
-    def binding(self) -> Binding:
-        """The binding the scheduler would see once the policy applies (steady mode, current result kept)."""
+    def binding(self, placement: Placement | None = None) -> Binding:
+        """The binding the scheduler would see once the policy applies (steady mode, current result kept).
+
+        With the edited placement, its workload groups follow from the template's labels.
+        """
         if self.base is None:
             return Binding(replicas=self.replicas, previous=self.current or ())
-        return replace(self.base, replicas=self.replicas)
+        binding = replace(self.base, replicas=self.replicas)
+        if placement is not None and binding.namespace:
+            affinity, anti = affinity_groups(placement.workload_affinity, self.labels)
+            binding = replace(binding, affinity_group=affinity, anti_affinity_group=anti)
+        return binding
 
 
 @dataclass(frozen=True)
@@ -50,6 +66,7 @@ class ClusterRow:
     current: int
     weight: int | None
     available: int | None
+    cost_hour: float | None = None
 
     @property
     def delta(self) -> int:
@@ -83,6 +100,10 @@ class Preview:
     total: int = 0
     figure: str = ""
     summary: str = ""
+    quota: dict[str, Any] | None = None
+    quota_lines: list[str] = field(default_factory=list)
+    cost: dict[str, Any] | None = None
+    cost_lines: list[str] = field(default_factory=list)
 
     @property
     def error(self) -> dict[str, str] | None:
@@ -124,13 +145,23 @@ def build_preview(
         return preview
     preview.method = placement.division_method
     preview.matched = matching_clusters(placement, snapshots)
-    binding = workload.binding()
-    result = plan(snapshots, placement, binding)
+    binding = workload.binding(placement)
+    result = plan(snapshots, placement, binding, peers=workload.peers, quotas=workload.quotas)
     preview.plan = result
     explanation = result.explanation
     entries = {entry["name"]: entry for entry in explanation.get("clusters", [])}
-    proposed = result.replicas() if result.ok else {}
+    preview.quota = explanation.get("quota")
+    refused = preview.quota.get("proposed") if preview.quota and preview.quota.get("exceeded") else None
+    # A split a quota refuses is still shown, marked as over: it is what the scheduler would write.
+    if refused is not None:
+        proposed = {entry["name"]: entry["replicas"] for entry in refused}
+    else:
+        proposed = result.replicas() if result.ok else {}
     current = {t.name: t.replicas for t in workload.current or ()}
+    preview.cost = split_cost(
+        snapshots, binding.requirements, proposed, current if workload.current is not None else None
+    )
+    costs = {row["cluster"]: row["hour"] for row in (preview.cost or {}).get("clusters", [])}
     for snapshot in snapshots:
         entry = entries.get(snapshot.name, {})
         if (
@@ -145,6 +176,7 @@ def build_preview(
                     current=current.get(snapshot.name, 0),
                     weight=entry.get("weight"),
                     available=entry.get("available"),
+                    cost_hour=costs.get(snapshot.name),
                 )
             )
         if snapshot.name not in proposed:
@@ -154,10 +186,12 @@ def build_preview(
             preview.rounding.append(wording.seat_sentence(seat, division.get("method", preview.method)))
         if not division.get("seats") and division.get("replicas"):
             preview.rounding.append(_uncontested(division))
+    preview.quota_lines = wording.quota_lines(preview.quota)
+    preview.cost_lines = wording.cost_sentences(preview.cost)
     modelled = {s.name for s in snapshots if s.resource_summary is not None or s.nodes is not None}
     preview.warnings = _capacity_warnings([r for r in preview.rows if r.name in modelled], result.strategy)
     if result.ok and explanation.get("divisions"):
-        preview.comparison = _comparison(snapshots, placement, binding, result)
+        preview.comparison = _comparison(snapshots, placement, binding, result, workload)
     preview.summary = _summary(preview)
     # The figure travels inside a <script type="application/json">; "</" must not end that element early.
     preview.figure = charts.figure_json(
@@ -221,11 +255,21 @@ def _capacity_warnings(rows: list[ClusterRow], strategy: str) -> list[str]:
 
 
 def _comparison(
-    snapshots: Sequence[ClusterSnapshot], placement: Placement, binding: Binding, result: Plan
+    snapshots: Sequence[ClusterSnapshot],
+    placement: Placement,
+    binding: Binding,
+    result: Plan,
+    workload: WorkloadInput,
 ) -> str:
     """The other division method's split, and why it differs (or that it does not)."""
     other_method = LARGEST_REMAINDER if placement.division_method == WEBSTER else WEBSTER
-    other = plan(snapshots, _with_method(placement, other_method), binding)
+    other = plan(
+        snapshots,
+        _with_method(placement, other_method),
+        binding,
+        peers=workload.peers,
+        quotas=workload.quotas,
+    )
     names = {
         "other": wording.method_name(other_method),
         "this": wording.method_name(placement.division_method),
@@ -260,6 +304,10 @@ def _with_method(placement: Placement, method: str) -> Placement:
 def _summary(preview: Preview) -> str:
     if preview.plan is None:
         return preview.problem or ""
+    if preview.quota and preview.quota.get("exceeded"):
+        return _(
+            "The split %(split)s would exceed the namespace's quota, so the scheduler keeps the current one."
+        ) % {"split": wording.split_text(preview.proposed)}
     if preview.plan.error is not None:
         return _("Not scheduled: %(message)s") % {"message": preview.plan.error.message}
     if preview.plan.strategy == "Duplicated":
