@@ -56,6 +56,9 @@ WORKLOAD: dict[str, Any] = {
         "binding": {**REF, "nullable": True},
         "replicas": INTEGER,
         "scheduled": NULLABLE_OBJECT,
+        "schedulePriority": {"type": "integer", "nullable": True},
+        "suspension": NULLABLE_OBJECT,
+        "workloadAffinityGroups": NULLABLE_OBJECT,
         "clusters": {
             "type": "array",
             "items": {
@@ -133,8 +136,73 @@ PREVIEW: dict[str, Any] = {
         "sentences": {"type": "array"},
         "methodsDiffer": {"type": "boolean"},
         "alternative": {"type": "object"},
+        "quota": {**NULLABLE_OBJECT, "description": "the FederatedResourceQuota check of the split"},
+        "cost": {**NULLABLE_OBJECT, "description": "the split's estimated cost from cluster price labels"},
     },
     "required": ["workload", "replicas", "plan"],
+}
+QUANTITIES: dict[str, Any] = {"type": "object", "additionalProperties": STRING}
+QUOTA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "namespace": STRING,
+        "name": STRING,
+        "document": {"type": "object", "description": "the FederatedResourceQuota with its status now"},
+        "resources": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "resource": STRING,
+                    "limit": STRING,
+                    "used": STRING,
+                    "percent": INTEGER,
+                    "over": {"type": "boolean"},
+                    "counted": {"type": "boolean"},
+                },
+            },
+        },
+        "workloads": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "id": INTEGER,
+                    "kind": STRING,
+                    "name": STRING,
+                    "usage": QUANTITIES,
+                    "refused": {"type": "string", "description": "the QuotaExceeded message, if refused"},
+                },
+            },
+        },
+    },
+    "required": ["namespace", "name", "document", "resources", "workloads"],
+}
+SUSPENSION_REQUEST: dict[str, Any] = {
+    "type": "object",
+    "description": (
+        "Pause (true) or resume (false) the workload's scheduling, or its dispatching; with cluster, "
+        "dispatching to that one cluster only. One of scheduling or dispatching."
+    ),
+    "properties": {
+        "scheduling": {"type": "boolean"},
+        "dispatching": {"type": "boolean"},
+        "cluster": {"type": "string", "minLength": 1},
+    },
+    "minProperties": 1,
+    "additionalProperties": False,
+}
+SUSPENSION: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "suspended": {"type": "boolean"},
+        "scheduling": {"type": "boolean"},
+        "dispatching": {"type": "boolean"},
+        "dispatchingOnClusters": {"type": "array", "items": STRING},
+        "byOperator": {"type": "object"},
+        "byPolicy": {"type": "object"},
+    },
+    "required": ["suspended", "scheduling", "dispatching", "dispatchingOnClusters"],
 }
 PAGE_PARAMETERS = [
     OpenApiParameter("limit", int, description="how many to return (at least 1)"),

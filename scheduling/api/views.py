@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 from core.models import AuditEntry
 from core.pagination import StrictLimitOffsetPagination
 from core.roles import VIEWER
-from scheduling import services, summaries
+from scheduling import quotas, services, summaries
 from scheduling.api import schema as doc
 from scheduling.controllers.apply import ApplyError
 from scheduling.controllers.export import (
@@ -161,6 +161,92 @@ class WorkloadRebalanceView(APIView):
         template = get_object_or_404(ResourceTemplate, pk=pk)  # pk=, unlike template_id=, survives huge ids
         binding = get_object_or_404(ResourceBinding.objects.select_related("template"), template=template)
         return Response({"rebalanced": services.rebalance([binding], user=request.user)}, status=202)
+
+
+class WorkloadSuspensionView(APIView):
+    """Pause or resume a workload's scheduling or dispatching (per cluster too); operator role, audited."""
+
+    @extend_schema(
+        request={"application/json": doc.SUSPENSION_REQUEST},
+        responses={200: doc.SUSPENSION, 400: doc.bad_request(), 404: doc.NOT_FOUND},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        template = get_object_or_404(ResourceTemplate, pk=pk)
+        rows = ResourceBinding.objects.select_related("template", "policy")
+        binding = get_object_or_404(rows, template=template)
+        data = request.data if isinstance(request.data, dict) else None
+        problem = _hold_problem(data, binding)
+        if problem is not None:
+            return Response({"field": problem[0], "reason": problem[1]}, status=400)
+        assert data is not None
+        what = services.SCHEDULING if "scheduling" in data else services.DISPATCHING
+        services.set_hold(binding, what, data[what], cluster=data.get("cluster", ""), user=request.user)
+        binding.refresh_from_db()
+        return Response(summaries.suspension_summary(binding))
+
+
+def _hold_problem(data: dict[str, Any] | None, binding: ResourceBinding) -> tuple[str, str] | None:
+    """The first problem of a suspension request, as (field, reason), or None."""
+    if data is None:
+        return ("", 'send a JSON object such as {"scheduling": true}')
+    unknown = sorted(set(data) - {"scheduling", "dispatching", "cluster"})
+    if unknown:
+        return (unknown[0], "is not a field of this request (scheduling, dispatching, cluster)")
+    chosen = [key for key in ("scheduling", "dispatching") if key in data]
+    if len(chosen) != 1:
+        return ("scheduling", "give exactly one of scheduling or dispatching (true pauses, false resumes)")
+    if not isinstance(data[chosen[0]], bool):
+        return (chosen[0], "must be true (pause) or false (resume)")
+    if "cluster" in data:
+        cluster = data["cluster"]
+        if chosen[0] != "dispatching":
+            return ("cluster", "only dispatching is paused per cluster")
+        if not isinstance(cluster, str) or cluster not in binding.target_replicas():
+            return ("cluster", "must be one of the workload's clusters")
+    return None
+
+
+def _quota_dict(panel: quotas.NamespacePanel, entry: quotas.QuotaPanel) -> dict[str, Any]:
+    return {
+        "namespace": entry.quota.namespace,
+        "name": entry.quota.name,
+        "document": entry.document,
+        "resources": [use.__dict__ for use in entry.resources],
+        "workloads": [
+            {"id": w.template.pk, "kind": w.template.kind, "name": w.template.name, "usage": w.usage}
+            | ({"refused": w.refused} if w.refused else {})
+            for w in panel.workloads
+        ],
+    }
+
+
+class QuotaListView(APIView):
+    """Every FederatedResourceQuota with its status now, used against limit, and the workloads using it."""
+
+    @extend_schema(
+        operation_id="v1_quotas_list",
+        parameters=[
+            OpenApiParameter("namespace", str, description="only this namespace"),
+            *doc.PAGE_PARAMETERS,
+        ],
+        responses={200: doc.page_of(doc.QUOTA), 400: doc.PAGE_ERROR},
+    )
+    def get(self, request: Request) -> Response:
+        panels = quotas.quota_panels(request.query_params.get("namespace", ""))
+        items = [(panel, entry) for panel in panels for entry in panel.quotas]
+        return _paginate(self, request, items, lambda item: _quota_dict(*item))
+
+
+class QuotaDetailView(APIView):
+    """One FederatedResourceQuota with its status now and the workloads of its namespace that use it."""
+
+    @extend_schema(responses={200: doc.QUOTA, 404: doc.NOT_FOUND})
+    def get(self, request: Request, namespace: str, name: str) -> Response:
+        for panel in quotas.quota_panels(namespace):
+            for entry in panel.quotas:
+                if entry.quota.name == name:
+                    return Response(_quota_dict(panel, entry))
+        return Response({"detail": "No FederatedResourceQuota matches the given query."}, status=404)
 
 
 class PolicyListView(APIView):
