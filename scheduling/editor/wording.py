@@ -129,6 +129,8 @@ def quota_lines(quota: dict[str, Any] | None) -> list[str]:
             lines.append(str(QUOTA_UNCHANGED) % {"quota": name})
             continue
         for resource in entry.get("resources", []):
+            if not resource.get("over") and resource.get("change") in ("+0", "-0"):
+                continue  # a limit this split does not touch and that is not exceeded
             values = {"quota": name, **resource}
             lines.append(str(QUOTA_OVER if resource.get("over") else QUOTA_WITHIN) % values)
     return lines
