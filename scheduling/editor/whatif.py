@@ -12,8 +12,9 @@ from scheduling.controllers import detector
 from scheduling.editor import inventory, policy
 from scheduling.editor.live_preview import Preview, build_preview
 from scheduling.karmada.interpreter import workload_of
+from scheduling.karmada.suspension import is_suspended
 from scheduling.karmada.webhooks import default_propagation_spec
-from scheduling.models import PropagationPolicy, ResourceTemplate
+from scheduling.models import PropagationPolicy, ResourceBinding, ResourceTemplate
 from scheduling.planner import ClusterSnapshot, InputError
 
 
@@ -54,6 +55,12 @@ class Captured:
     @property
     def after(self) -> dict[str, int]:
         return {m.cluster: m.after for m in self.moves if m.after}
+
+    @property
+    def suspended(self) -> bool:
+        """Its binding holds scheduling or dispatching: applying the policy changes nothing there yet."""
+        binding = ResourceBinding.objects.filter(template=self.template).only("suspension").first()
+        return binding is not None and is_suspended(binding.suspension)
 
     @property
     def moved(self) -> int:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import pytest
+import yaml
 from django.urls import reverse
 
 from core.models import AuditEntry
 from scheduling.models import ResourceBinding
-from scheduling.services import apply_yaml
+from scheduling.services import SCHEDULING, apply_yaml, set_hold
+from tests.integration.editor.test_review_and_apply import editor_post
 
 from .test_placement_features import SPLIT, deployment, docs, policy, quota
 
@@ -147,3 +149,12 @@ def test_the_api_preview_shows_the_quota_overrun_and_the_cost(api_as, operator, 
         {"name": "cluster-02", "replicas": 1},
     ]
     assert body["cost"]["hour"] == pytest.approx(0.2 * 0.04 + 0.2 * 0.02)
+
+
+def test_the_review_before_apply_marks_a_suspended_workload(client, operator, shop):
+    set_hold(ResourceBinding.objects.get(pk=shop["web"].pk), SCHEDULING, True)
+    client.force_login(operator)
+    doc = yaml.safe_load(policy("web", SPLIT))
+    body = client.post(reverse("scheduling:policy_review"), editor_post(doc)).content.decode()
+    assert "Deployment shop/web" in body
+    assert body.count("suspended-badge") == 1
