@@ -86,14 +86,20 @@ class WorkloadRow:
             "scheduled": self.scheduled,
             "clusters": [c.__dict__ for c in self.clusters],
             "schedulePriority": self.priority,
-            "suspension": suspension_summary(self.binding) if self.binding else None,
+            "suspension": suspension_summary(self.binding, self.template.policy) if self.binding else None,
             "workloadAffinityGroups": self.binding.workload_affinity_groups if self.binding else None,
         }
 
 
-def suspension_summary(binding: ResourceBinding) -> dict[str, Any]:
-    """What is held and who holds it: the binding's spec.suspension, the operator's holds, the policy's."""
-    policy = (binding.policy.spec.get("suspension") if binding.policy else None) or {}
+def suspension_summary(
+    binding: ResourceBinding, policy_row: PropagationPolicy | None = None
+) -> dict[str, Any]:
+    """What is held and who holds it: the binding's spec.suspension, the operator's holds, the policy's.
+
+    ``policy_row`` saves a query when the caller has the template's policy at hand.
+    """
+    row = policy_row if policy_row is not None else binding.policy
+    policy = (row.spec.get("suspension") if row else None) or {}
     holds = normal_holds(binding.suspension_holds)
     return {
         "suspended": is_suspended(binding.suspension),
