@@ -10,6 +10,7 @@ import yaml
 
 from scheduling.controllers.export import quota_document
 from scheduling.controllers.planner_inputs import stored_usage
+from scheduling.karmada.suspension import is_suspended
 from scheduling.models import RESOURCE_BINDING, FederatedResourceQuota, ResourceBinding
 from scheduling.planner import InputError, add_usage, format_quantity, parse_resources
 
@@ -63,6 +64,10 @@ class WorkloadUse:
     @property
     def template(self) -> Any:
         return self.binding.template
+
+    @property
+    def suspended(self) -> bool:
+        return is_suspended(self.binding.suspension)
 
 
 @dataclass

@@ -28,7 +28,7 @@ def grouped_peers(namespace: str) -> tuple[WorkloadPeer, ...]:
         return ()
     rows = (
         ResourceBinding.objects.filter(kind=RESOURCE_BINDING, namespace=namespace)
-        .exclude(workload_affinity_groups=None)
+        .filter(workload_affinity_groups__isnull=False)
         .select_related("template")
     )
     return tuple(

@@ -51,13 +51,6 @@ def cluster_price(cluster: ClusterSnapshot) -> ClusterPrice:
     )
 
 
-def price_problem(text: str) -> str | None:
-    """Why a price label value is unusable, or None (for cluster lint and label editing)."""
-    if _PRICE.match(text):
-        return None
-    return "must be a plain decimal number such as 0.031"
-
-
 def replica_hourly_cost(price: ClusterPrice, requirements: ReplicaRequirements | None) -> Fraction | None:
     """One replica's cost per hour on a priced cluster; None when the workload requests nothing priced."""
     request = requirements.resource_request if requirements is not None else {}
