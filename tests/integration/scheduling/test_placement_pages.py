@@ -158,3 +158,25 @@ def test_the_review_before_apply_marks_a_suspended_workload(client, operator, sh
     body = client.post(reverse("scheduling:policy_review"), editor_post(doc)).content.decode()
     assert "Deployment shop/web" in body
     assert body.count("suspended-badge") == 1
+
+
+def test_the_editor_preview_keeps_a_draft_anti_affinity_group_off_its_members_clusters(
+    client, operator, members
+):
+    grouped = {"apiVersion": "apps/v1", "kind": "Deployment", "labelSelector": {"matchLabels": {"ha": "db"}}}
+    placement = {
+        "workloadAffinity": {"antiAffinity": {"groupByLabelKey": "ha"}},
+        "spreadConstraints": [{"spreadByField": "cluster", "minGroups": 1, "maxGroups": 1}],
+    }
+    apply_yaml(docs(policy("ha", placement, selector=grouped), deployment("db-a", 1, labels={"ha": "db"})))
+    taken = next(iter(ResourceBinding.objects.get(name="db-a-deployment").target_replicas()))
+    apply_yaml(deployment("db-b", 1, labels={"ha": "db"}))  # the ha policy places it apart from db-a
+    draft = yaml.safe_load(
+        policy("db-b", placement, selector={"apiVersion": "apps/v1", "kind": "Deployment", "name": "db-b"})
+    )
+    client.force_login(operator)
+    data = editor_post(draft)
+    data["workload"] = [str(ResourceBinding.objects.get(name="db-b-deployment").template_id)]
+    body = client.post(reverse("scheduling:policy_preview"), data).content.decode()
+    assert f'<li data-cluster="{taken}"><strong>{taken}</strong>' in body
+    assert "Deployment shop/db-a of the workload anti-affinity group ha=db already runs here" in body
