@@ -86,6 +86,7 @@ def test_the_preview_marks_a_split_over_the_quota_and_prices_it(
     expect(page.locator("#quota-exceeded")).to_contain_text("QuotaExceeded")
     expect(page.locator("#quota-check")).to_contain_text("over")
     expect(page.locator("#preview-summary")).to_contain_text("would exceed the namespace's quota")
+    screenshot(page, "editor-quota-over")
     page.fill("#f-anti-affinity-key", "ha.group")
     page.fill("#preview-replicas", "4")
     expect(page.locator("#preview-summary")).to_contain_text("Proposed split for 4 replicas")
