@@ -89,8 +89,9 @@ def main() -> int:
         setup_django(var_dir)
         from django.conf import settings
 
-        from clusters.joining import connection_from_kubeconfig, join_cluster
+        from clusters.joining import connection_from_kubeconfig
         from clusters.models import Cluster
+        from clusters.services import join as join_cluster
 
         interval = settings.HEALTH_PROBE_INTERVAL
         process, kubeconfig = start_membersim(var_dir, args.clusters, args.nodes)

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from fractions import Fraction
 from typing import Any
 
 from django.conf import settings
@@ -20,7 +21,7 @@ from clusters.credentials import CredentialsUnreadable
 from clusters.editing import update_spec
 from clusters.k8s import Resources
 from clusters.models import Cluster, ClusterEvent, ClusterSample
-from clusters.quantities import format_cpu, format_memory
+from kubesyntax.resources import format_resource
 from metrics.recording import observe as record_metric
 
 DISCOVERY_EVERY = timedelta(minutes=10)
@@ -282,8 +283,8 @@ def node_list(nodes: list[k8s.NodeInfo], pods: list[k8s.PodInfo]) -> list[dict[s
 
 def _resource_list(resources: Resources) -> dict[str, str]:
     return {
-        "cpu": format_cpu(resources.cpu_milli),
-        "memory": format_memory(resources.memory_bytes),
+        "cpu": format_resource("cpu", Fraction(resources.cpu_milli, 1000)),
+        "memory": format_resource("memory", Fraction(resources.memory_bytes)),
         "pods": str(resources.pods),
     }
 

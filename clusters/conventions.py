@@ -10,8 +10,9 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from clusters.labels import key_error, value_error
-from clusters.selectors import EQUALS, IN, NOT_EXISTS, NOT_IN, SelectorError, to_selector
+from kubesyntax.names import label_key_error, label_value_error
+from kubesyntax.selector_maps import to_selector
+from kubesyntax.selectors import DOES_NOT_EXIST, DOUBLE_EQUALS, EQUALS, IN, NOT_IN, SelectorError
 
 ERROR, WARNING = "error", "warning"
 # Values people write for the same thing; a fix maps them onto the allowed spelling.
@@ -114,12 +115,12 @@ def convention_errors(
 ) -> dict[str, list[str]]:
     """Field errors of a convention, for the model, the form and the API."""
     errors: dict[str, list[str]] = {}
-    if key_error(key):
-        errors["key"] = [str(key_error(key))]
+    if label_key_error(key):
+        errors["key"] = [str(label_key_error(key))]
     if not isinstance(allowed, list) or not all(isinstance(v, str) for v in allowed):
         errors["allowed_values"] = [_("Allowed values must be a list of strings.")]
     else:
-        bad = [str(value_error(v)) for v in allowed if value_error(v)]
+        bad = [str(label_value_error(v)) for v in allowed if label_value_error(v)]
         if bad:
             errors["allowed_values"] = bad
     if pattern:
@@ -129,10 +130,10 @@ def convention_errors(
             errors["pattern"] = [_("Not a valid regular expression: %(e)s") % {"e": exc}]
     if allowed and pattern:
         errors["pattern"] = [_("Give allowed values or a pattern, not both.")]
-    if not isinstance(aliases, list) or any(key_error(str(a)) for a in aliases):
+    if not isinstance(aliases, list) or any(label_key_error(str(a)) for a in aliases):
         errors["aliases"] = [_("Aliases must be valid label keys.")]
-    if example and value_error(example):
-        errors["example"] = [str(value_error(example))]
+    if example and label_value_error(example):
+        errors["example"] = [str(label_value_error(example))]
     return errors
 
 
@@ -173,7 +174,7 @@ def lint_subject(subject: Subject, rules: Mapping[str, Rule]) -> list[Finding]:
                 fix = {"set": {rule.key: labels[alias]}, "remove": [alias]}
             elif len(rule.allowed_values) == 1:
                 fix = {"set": {rule.key: rule.allowed_values[0]}, "remove": []}
-            elif derived and rule.allows(derived) and not value_error(derived):
+            elif derived and rule.allows(derived) and not label_value_error(derived):
                 fix = {"set": {rule.key: derived}, "remove": []}
             add(ERROR, "missing", rule.key, _("missing required label %(key)s") % {"key": rule.key}, fix)
         elif not rule.allows(value):
@@ -292,10 +293,10 @@ def lint_selector(
             message = _("no cluster has the label %(key)s") % {"key": key}
             if suggestion:
                 message += " — " + _("did you mean %(s)s?") % {"s": suggestion}
-            if requirement.operator not in (NOT_EXISTS, NOT_IN):
+            if requirement.operator not in (DOES_NOT_EXIST, NOT_IN):
                 add(WARNING, "unknown-key", key, message, suggestion)
             continue
-        if requirement.operator in (EQUALS, IN):
+        if requirement.operator in (EQUALS, DOUBLE_EQUALS, IN):
             for value in requirement.values:
                 if value in values_in_use[key]:
                     continue

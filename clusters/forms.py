@@ -8,7 +8,9 @@ from django import forms
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from clusters.labels import TAINT_EFFECTS, LabelSyntaxError, key_error, parse_assignment, value_error
+from kubesyntax.labels import LabelSyntaxError, parse_assignment
+from kubesyntax.names import label_key_error, label_value_error
+from kubesyntax.taints import EFFECTS
 
 MAX_KUBECONFIG = 512 * 1024
 
@@ -67,7 +69,7 @@ def label_rows(data: Any) -> tuple[dict[str, str], list[dict[str, str]]]:
         key, value = key.strip(), value.strip()
         if not key and not value:
             continue
-        error = key_error(key) or value_error(value) or ""
+        error = label_key_error(key) or label_value_error(value) or ""
         if not error and key in labels:
             error = _("%(key)s is given twice") % {"key": key}
         rows.append({"key": key, "value": value, "error": error})
@@ -91,26 +93,26 @@ class BulkLabelsForm(forms.Form):
     def clean_remove_keys(self) -> list[str]:
         keys = [k.strip() for k in (self.cleaned_data.get("remove_keys") or "").split(",") if k.strip()]
         for key in keys:
-            if key_error(key):
-                raise forms.ValidationError(str(key_error(key)))
+            if label_key_error(key):
+                raise forms.ValidationError(str(label_key_error(key)))
         return keys
 
 
 class TaintForm(forms.Form):
     key = forms.CharField(label=gettext_lazy("Key"))
     value = forms.CharField(label=gettext_lazy("Value"), required=False)
-    effect = forms.ChoiceField(label=gettext_lazy("Effect"), choices=[(e, e) for e in TAINT_EFFECTS])
+    effect = forms.ChoiceField(label=gettext_lazy("Effect"), choices=[(e, e) for e in EFFECTS])
 
     def clean_key(self) -> str:
         key = self.cleaned_data["key"].strip()
-        if key_error(key):
-            raise forms.ValidationError(str(key_error(key)))
+        if label_key_error(key):
+            raise forms.ValidationError(str(label_key_error(key)))
         return key
 
     def clean_value(self) -> str:
         value = (self.cleaned_data.get("value") or "").strip()
-        if value_error(value):
-            raise forms.ValidationError(str(value_error(value)))
+        if label_value_error(value):
+            raise forms.ValidationError(str(label_value_error(value)))
         return value
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from clusters.models import Cluster
-from clusters.selectors import to_selector
+from kubesyntax.selector_maps import to_selector
 
 # sort name -> (fields to read, key function); "-name" etc. reverse.
 SORTS = {

@@ -11,7 +11,10 @@ from django.utils.translation import gettext_lazy as _
 
 from clusters.credentials import decrypt_connection, encrypt_connection
 from clusters.k8s import ClusterConnection
-from clusters.labels import TAINT_EFFECTS, LabelSyntaxError, check_labels, cluster_name_error, key_error
+from clusters.names import cluster_name_error
+from kubesyntax.labels import LabelSyntaxError, check_labels
+from kubesyntax.names import label_key_error
+from kubesyntax.taints import EFFECTS
 
 
 def validate_cluster_name(value: str) -> None:
@@ -33,12 +36,12 @@ def validate_taints(value: Any) -> None:
     for taint in value:
         if not isinstance(taint, dict):
             raise ValidationError("each taint must be a map with key, value and effect", code="invalid")
-        reason = key_error(str(taint.get("key", "")))
+        reason = label_key_error(str(taint.get("key", "")))
         if reason:
             raise ValidationError(f"taint key {reason}", code="invalid")
-        if taint.get("effect") not in TAINT_EFFECTS:
+        if taint.get("effect") not in EFFECTS:
             raise ValidationError(
-                f"taint effect must be one of {', '.join(TAINT_EFFECTS)}, not {taint.get('effect')!r}",
+                f"taint effect must be one of {', '.join(EFFECTS)}, not {taint.get('effect')!r}",
                 code="invalid",
             )
 

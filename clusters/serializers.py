@@ -6,8 +6,9 @@ from typing import Any
 
 from rest_framework import serializers
 
-from clusters.labels import TAINT_EFFECTS, cluster_name_error
 from clusters.models import Cluster
+from clusters.names import cluster_name_error
+from kubesyntax.taints import EFFECTS
 
 
 class ClusterSerializer(serializers.ModelSerializer):
@@ -113,12 +114,8 @@ class BulkLabelsSerializer(LabelsPatchSerializer):
 class TaintSerializer(serializers.Serializer):
     key = serializers.CharField()
     value = serializers.CharField(required=False, allow_blank=True, default="")
-    effect = serializers.ChoiceField(choices=TAINT_EFFECTS)
+    effect = serializers.ChoiceField(choices=EFFECTS)
     resource_version = serializers.IntegerField(min_value=1, required=False)
-
-
-def field_error(field: str, message: str) -> dict[str, Any]:
-    return {field: [message]}
 
 
 class ConventionSerializer(serializers.ModelSerializer):

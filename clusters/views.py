@@ -18,20 +18,20 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
-from clusters import charts, editing, k8s
+from clusters import charts, k8s, services
 from clusters.conventions import lint_clusters, load_rules, rule_of
-from clusters.editing import SpecError, StaleResourceVersion
 from clusters.forms import MAX_KUBECONFIG, BulkLabelsForm, ConventionForm, JoinForm, TaintForm, label_rows
-from clusters.joining import JoinError, connection_from_kubeconfig, join_cluster, preview, unjoin_cluster
+from clusters.joining import connection_from_kubeconfig, preview
 from clusters.listing import SORTS, ListQuery, filter_clusters
 from clusters.models import Cluster, ClusterEvent, LabelConvention
 from clusters.samples import series
-from clusters.selectors import SelectorError
+from clusters.services import JoinError, SpecError, StaleResourceVersion
 from clusters.showlabels import show_labels_table
 from clusters.summary import reasons, worst_first
-from core import audit
+from core.errors import FieldErrors
 from core.permissions import role_required
 from core.roles import ADMIN, OPERATOR, has_role
+from kubesyntax.selectors import SelectorError
 
 PAGE_SIZE = 50
 CHART_WINDOW = timedelta(hours=1)
@@ -148,21 +148,13 @@ def bulk_labels(request: HttpRequest) -> HttpResponse:
     back = reverse("clusters:list") + (
         "?" + request.POST["return_query"] if request.POST.get("return_query") else ""
     )
-    if not names:
-        messages.error(request, _("Select at least one cluster."))
-        return redirect(back)
     if not form.is_valid():
         messages.error(request, " ".join(e for errors in form.errors.values() for e in errors))
         return redirect(back)
     try:
-        editing.check_label_patch(form.cleaned_data["set_labels"], form.cleaned_data["remove_keys"])
-        for cluster in Cluster.objects.filter(name__in=names):
-            editing.patch_labels(
-                cluster.pk,
-                form.cleaned_data["set_labels"],
-                form.cleaned_data["remove_keys"],
-                user=request.user,
-            )
+        services.bulk_patch_labels(
+            names, form.cleaned_data["set_labels"], form.cleaned_data["remove_keys"], user=request.user
+        )
     except SpecError as exc:
         messages.error(request, exc.message)
         return redirect(back)
@@ -178,7 +170,7 @@ def join(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         try:
             conn = connection_from_kubeconfig(form.cleaned_data["kubeconfig"], form.cleaned_data["context"])
-            cluster, seen, _created = join_cluster(
+            cluster, seen, _created = services.join(
                 form.cleaned_data["name"], conn, labels=form.cleaned_data["label_map"], user=request.user
             )
         except JoinError as exc:
@@ -302,7 +294,7 @@ def edit_labels(request: HttpRequest, name: str) -> HttpResponse:
         except ValueError:
             version = -1
         try:
-            cluster = editing.set_labels(cluster.pk, labels, version, user=request.user)
+            cluster = services.set_labels(cluster, labels, version, user=request.user)
         except StaleResourceVersion as exc:
             context["labels_error"] = str(exc)
             context["current_labels"] = exc.cluster.labels
@@ -343,18 +335,18 @@ def taints(request: HttpRequest, name: str) -> HttpResponse:
         if action == "add":
             if form.is_valid():
                 data = form.cleaned_data
-                cluster = editing.add_taint(
-                    cluster.pk, data["key"], data["value"], data["effect"], user=request.user
+                cluster = services.add_taint(
+                    cluster, data["key"], data["value"], data["effect"], user=request.user
                 )
                 form = TaintForm()
         elif action == "remove":
-            cluster = editing.remove_taint(
-                cluster.pk, request.POST.get("key", ""), request.POST.get("effect") or None, user=request.user
+            cluster = services.remove_taint(
+                cluster, request.POST.get("key", ""), request.POST.get("effect") or None, user=request.user
             )
         elif action == "cordon":
-            cluster = editing.cordon(cluster.pk, user=request.user)
+            cluster = services.cordon(cluster, user=request.user)
         elif action == "uncordon":
-            cluster = editing.uncordon(cluster.pk, user=request.user)
+            cluster = services.uncordon(cluster, user=request.user)
         else:
             error = _("Unknown action.")
     except SpecError as exc:
@@ -373,7 +365,7 @@ def taints(request: HttpRequest, name: str) -> HttpResponse:
 def unjoin(request: HttpRequest, name: str) -> HttpResponse:
     cluster = get_object_or_404(Cluster, name=name)
     try:
-        deleted = unjoin_cluster(
+        deleted = services.unjoin(
             cluster, delete_resources=bool(request.POST.get("delete_resources")), user=request.user
         )
     except JoinError as exc:
@@ -480,22 +472,22 @@ def convention_save(request: HttpRequest) -> HttpResponse:
     pk = int(raw_id)
     rule = get_object_or_404(LabelConvention, pk=pk) if pk else None
     if rule is not None and request.POST.get("action") == "delete":
-        rule.delete()
-        audit.record(request.user, "ConventionDeleted", "LabelConvention", rule.key)
+        services.delete_convention(rule, user=request.user)
         messages.success(request, _("Convention %(key)s deleted.") % {"key": rule.key})
         return redirect("clusters:conventions")
     form = ConventionForm(request.POST)
     if form.is_valid():
         data = {k: form.cleaned_data[k] for k in ConventionForm.base_fields}
-        clash = LabelConvention.objects.filter(key=data["key"]).exclude(pk=pk).exists()
-        if clash:
-            form.add_error("key", _("There is already a convention for %(key)s.") % {"key": data["key"]})
-        else:
+        try:
             if rule is None:
-                LabelConvention.objects.create(**data)
+                services.create_convention(data, user=request.user)
             else:
-                LabelConvention.objects.filter(pk=pk).update(**data)
-            audit.record(request.user, "ConventionSaved", "LabelConvention", data["key"], summary=str(data))
+                services.update_convention(rule, data, user=request.user)
+        except FieldErrors as exc:
+            for field, errors in exc.errors.items():
+                for error in errors:
+                    form.add_error(field if field in form.fields else None, error)
+        else:
             messages.success(request, _("Convention %(key)s saved.") % {"key": data["key"]})
             return redirect("clusters:conventions")
     response = render(request, "clusters/conventions.html", _conventions_context(request, {pk: form}))
@@ -508,13 +500,12 @@ def convention_save(request: HttpRequest) -> HttpResponse:
 def lint_fix(request: HttpRequest) -> HttpResponse:
     """Apply the fix of one finding, recomputed now, so a stale page never applies a stale fix."""
     cluster = get_object_or_404(Cluster, name=request.POST.get("cluster", ""))
-    code, key = request.POST.get("code", ""), request.POST.get("key", "")
-    current = lint_clusters([cluster])[cluster.name]
-    finding = next((f for f in current if f.code == code and f.key == key and f.fix), None)
-    if finding is None or finding.fix is None:
+    finding = services.fix_finding(
+        cluster, request.POST.get("code", ""), request.POST.get("key", ""), user=request.user
+    )
+    if finding is None:
         messages.warning(request, _("That finding is gone or has no automatic fix any more."))
     else:
-        editing.patch_labels(cluster.pk, finding.fix["set"], finding.fix["remove"], user=request.user)
         messages.success(
             request, _("Fixed on %(name)s: %(m)s") % {"name": cluster.name, "m": finding.message}
         )

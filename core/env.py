@@ -8,6 +8,8 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
+from kubesyntax.durations import DurationError, parse_duration
+
 TRUE_WORDS = {"1", "true", "yes", "on"}
 FALSE_WORDS = {"0", "false", "no", "off", ""}
 
@@ -83,35 +85,17 @@ def local_secret(path: Path, nbytes: int = 48) -> str:
     return value
 
 
-DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-
-
-def parse_duration(text: str) -> int:
-    """Whole seconds from a Prometheus-style duration such as 30s, 5m, 1h30m, or a bare number of seconds."""
-    text = text.strip()
-    if text.isdigit():
-        return int(text)
-    total, number = 0, ""
-    for char in text:
-        if char.isdigit():
-            number += char
-        elif char in DURATION_UNITS and number:
-            total += int(number) * DURATION_UNITS[char]
-            number = ""
-        else:
-            raise ValueError(f"{text!r}: expected a duration such as 30s, 5m or 1h30m")
-    if number or not text:
-        raise ValueError(f"{text!r}: expected a duration such as 30s, 5m or 1h30m")
-    return total
-
-
 def env_duration(name: str, default: str) -> int:
+    """Whole seconds from a Go duration (30s, 5m, 1h30m), days (1d) allowed as Prometheus writes them."""
     raw = os.environ.get(name)
-    text = default if raw is None or raw.strip() == "" else raw
+    text = default if raw is None or raw.strip() == "" else raw.strip()
     try:
-        return parse_duration(text)
-    except ValueError as exc:
+        seconds = parse_duration(text, days=True)
+    except DurationError as exc:
         raise ImproperlyConfigured(f"{name}={exc}") from exc
+    if seconds < 0 or seconds != int(seconds):
+        raise ImproperlyConfigured(f"{name}={text!r}: must be a whole number of seconds, 0 or more")
+    return int(seconds)
 
 
 def email_url_parts(name: str, url: str) -> tuple[str, int, str, str, bool, bool]:

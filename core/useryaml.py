@@ -1,4 +1,5 @@
-"""YAML that users send, loaded safely: bounded nesting and alias expansion (no billion laughs, no cycles)."""
+"""YAML that users send, the one way it is loaded: safely, with nesting and alias expansion bounded
+(no billion laughs, no cycles) or aliases refused outright, and errors that keep their line."""
 
 from __future__ import annotations
 
@@ -16,6 +17,18 @@ class YAMLTooComplex(yaml.YAMLError):
         super().__init__(problem)
         self.problem = problem
         self.problem_mark = None
+
+
+class _Loader(yaml.SafeLoader):
+    """The safe loader, refusing aliases at their mark when the caller has no use for them."""
+
+    allow_aliases = True
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if not self.allow_aliases and self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark
+            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed here", mark)
+        return super().compose_node(parent, index)
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
@@ -50,9 +63,11 @@ def check_expansion(root: yaml.Node, limit: int = MAX_EXPANDED_NODES) -> int:
     return sizes[id(root)]
 
 
-def load_all(text: str | bytes, limit: int = MAX_EXPANDED_NODES) -> list[Any]:
-    """Every document of `text` as yaml.safe_load_all gives them; YAMLError (or YAMLTooComplex) if not."""
-    loader = yaml.SafeLoader(text)
+def load_all(text: str | bytes, limit: int = MAX_EXPANDED_NODES, aliases: bool = True) -> list[Any]:
+    """Every document of `text` as yaml.safe_load_all gives them; YAMLError (or YAMLTooComplex) if not.
+    With `aliases` False, the first alias is a MarkedYAMLError at its line."""
+    loader = _Loader(text)
+    loader.allow_aliases = aliases
     try:
         documents = []
         while loader.check_node():
@@ -72,3 +87,14 @@ def load(text: str | bytes, limit: int = MAX_EXPANDED_NODES) -> Any:
     if len(documents) > 1:
         raise YAMLTooComplex("expected one YAML document, found several")
     return documents[0] if documents else None
+
+
+def compose(text: str) -> yaml.Node | None:
+    """The node tree of a single document (None when empty), with the marks that give each node's line."""
+    loader = _Loader(text)
+    try:
+        return loader.get_single_node()
+    except RecursionError:
+        raise YAMLTooComplex("the YAML nests too deeply") from None
+    finally:
+        loader.dispose()

@@ -17,6 +17,8 @@ api_v1 = [
     path("", include("observability.api_urls")),
 ]
 
+handler404 = "core.api_errors.page_not_found"
+
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),

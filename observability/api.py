@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import HttpResponse
 from django.utils import timezone
@@ -16,8 +18,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.roles import ADMIN, OPERATOR
-from observability.export import FILENAMES, FORMATS, NAMESPACE, PROMETHEUS, export_yaml
-from observability.forms import check_matchers, check_receiver, create_silence, parse_emails, silence_seconds
+from kubesyntax.names import dns_label_error
+from observability import services
+from observability.export import FILENAMES, FORMATS, PROMETHEUS, export_yaml
+from observability.forms import check_matchers, check_receiver, parse_emails, silence_seconds
 from observability.models import Alert, AlertState, Delivery, Receiver, Silence
 from observability.networking import as_data, fleet_report
 
@@ -55,7 +59,7 @@ class AlertRulesExport(APIView):
         if fmt not in FORMATS:
             raise ValidationError({"format": [f"must be one of {', '.join(FORMATS)}, not {fmt!r}"]})
         namespace = request.query_params.get("namespace", "")
-        if namespace and not NAMESPACE.match(namespace):
+        if namespace and dns_label_error(namespace):
             raise ValidationError({"namespace": ["must be a lower-case DNS label, e.g. monitoring"]})
         return rules_download(fmt, namespace)
 
@@ -123,7 +127,7 @@ class SilenceSerializer(serializers.ModelSerializer):
 
     def create(self, validated_data):
         data = validated_data
-        return create_silence(
+        return services.create_silence(
             data["matchers"], data["duration"], data["comment"], self.context["request"].user
         )
 
@@ -140,8 +144,7 @@ class SilenceViewSet(
     @action(detail=True, methods=["post"])
     def expire(self, request: Request, pk: str | None = None) -> Response:
         silence = self.get_object()
-        now = timezone.now()
-        Silence.objects.filter(pk=silence.pk, ends_at__gt=now).update(ends_at=now)
+        services.expire_silence(silence, request.user)
         silence.refresh_from_db()
         return Response(SilenceSerializer(silence).data)
 
@@ -177,6 +180,17 @@ class ReceiverViewSet(viewsets.ModelViewSet):
     queryset = Receiver.objects.all()
     read_role = ADMIN
     write_role = ADMIN
+
+    def perform_create(self, serializer: Any) -> None:
+        serializer.instance = services.create_receiver(serializer.validated_data, self.request.user)
+
+    def perform_update(self, serializer: Any) -> None:
+        serializer.instance = services.update_receiver(
+            serializer.instance, serializer.validated_data, self.request.user
+        )
+
+    def perform_destroy(self, instance: Receiver) -> None:
+        services.delete_receiver(instance, self.request.user)
 
 
 class DeliverySerializer(serializers.ModelSerializer):

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import yaml
 
+from kubesyntax.names import dns_label_error
 from observability.rules import Rule, alert_rules
 
 PROMETHEUS = "prometheus"
 PROMETHEUSRULE = "prometheusrule"
 FORMATS = (PROMETHEUS, PROMETHEUSRULE)
-NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 FILENAMES = {PROMETHEUS: "karmada-ui-rules.yaml", PROMETHEUSRULE: "karmada-ui-prometheusrule.yaml"}
 
 
@@ -26,7 +25,7 @@ def rule_groups(rules: list[Rule]) -> list[dict[str, Any]]:
 def export_document(fmt: str, namespace: str = "") -> dict[str, Any]:
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    if namespace and not NAMESPACE.match(namespace):
+    if namespace and dns_label_error(namespace):
         raise ValueError(f"namespace {namespace!r} is not a Kubernetes namespace name (lower-case DNS label)")
     groups = rule_groups(alert_rules())
     if fmt == PROMETHEUS:

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
+import math
 import re
-from datetime import timedelta
 
 from django import forms
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
-from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from core.env import parse_duration
-from observability.models import Receiver, ReceiverKind, Silence
+from kubesyntax.durations import DurationError, parse_duration
+from observability.models import Receiver, ReceiverKind
 
 LABEL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 MAX_SILENCE = 30 * 86400
@@ -47,23 +46,12 @@ def parse_matchers(text: str) -> dict[str, str]:
 
 def silence_seconds(text: str) -> int:
     try:
-        seconds = parse_duration(text)
-    except ValueError as exc:
+        seconds = parse_duration(text.strip(), days=True)
+    except DurationError as exc:
         raise ValidationError(_("Use a duration such as 30m, 2h or 1d.")) from exc
     if not 0 < seconds <= MAX_SILENCE:
         raise ValidationError(_("A silence lasts more than 0 seconds and at most 30 days."))
-    return seconds
-
-
-def create_silence(matchers: dict[str, str], seconds: int, comment: str, user) -> Silence:
-    now = timezone.now()
-    return Silence.objects.create(
-        matchers=matchers,
-        comment=comment,
-        created_by=user.get_username(),
-        starts_at=now,
-        ends_at=now + timedelta(seconds=seconds),
-    )
+    return math.ceil(seconds)
 
 
 class SilenceForm(forms.Form):
@@ -84,10 +72,6 @@ class SilenceForm(forms.Form):
 
     def clean_duration(self) -> int:
         return silence_seconds(self.cleaned_data["duration"])
-
-    def save(self, user) -> Silence:
-        data = self.cleaned_data
-        return create_silence(data["matchers"], data["duration"], data["comment"], user)
 
 
 def parse_emails(text: str) -> list[str]:

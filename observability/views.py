@@ -12,8 +12,10 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from core.errors import FieldErrors
 from core.permissions import role_required
 from core.roles import ADMIN, OPERATOR, has_role
+from observability import services
 from observability.expr import format_duration
 from observability.forms import ReceiverForm, SilenceForm
 from observability.models import Alert, AlertState, Delivery, Receiver, Silence
@@ -105,7 +107,8 @@ def silence_create(request: HttpRequest) -> HttpResponse:
     form = SilenceForm(request.POST)
     if not form.is_valid():
         return _page(request, form, status=400)
-    silence = form.save(request.user)
+    data = form.cleaned_data
+    silence = services.create_silence(data["matchers"], data["duration"], data["comment"], request.user)
     messages.success(
         request,
         _("Silenced %(matchers)s until %(end)s.")
@@ -118,9 +121,7 @@ def silence_create(request: HttpRequest) -> HttpResponse:
 @role_required(OPERATOR)
 def silence_expire(request: HttpRequest, pk: int) -> HttpResponse:
     silence = get_object_or_404(Silence, pk=pk)
-    now = timezone.now()
-    if silence.ends_at > now:
-        Silence.objects.filter(pk=pk, ends_at__gt=now).update(ends_at=now)
+    if services.expire_silence(silence, request.user):
         messages.success(request, _("The silence of %(matchers)s has expired.") % {"matchers": silence})
     return redirect("observability:alerts")
 
@@ -132,9 +133,19 @@ def receivers(request: HttpRequest, pk: int | None = None) -> HttpResponse:
     form = ReceiverForm(request.POST or None, instance=instance)
     if request.method == "POST":
         if form.is_valid():
-            receiver = form.save()
-            messages.success(request, _("Receiver %(name)s saved.") % {"name": receiver.name})
-            return redirect("observability:receivers")
+            data = {field: form.cleaned_data[field] for field in services.RECEIVER_FIELDS}
+            try:
+                if instance is None:
+                    receiver = services.create_receiver(data, request.user)
+                else:
+                    receiver = services.update_receiver(instance, data, request.user)
+            except FieldErrors as exc:
+                for field, errors in exc.errors.items():
+                    for error in errors:
+                        form.add_error(field if field in form.fields else None, error)
+            else:
+                messages.success(request, _("Receiver %(name)s saved.") % {"name": receiver.name})
+                return redirect("observability:receivers")
         status = 400
     else:
         status = 200
@@ -146,7 +157,7 @@ def receivers(request: HttpRequest, pk: int | None = None) -> HttpResponse:
 @role_required(ADMIN)
 def receiver_delete(request: HttpRequest, pk: int) -> HttpResponse:
     receiver = get_object_or_404(Receiver, pk=pk)
-    receiver.delete()
+    services.delete_receiver(receiver, request.user)
     messages.success(request, _("Receiver %(name)s deleted.") % {"name": receiver.name})
     return redirect("observability:receivers")
 

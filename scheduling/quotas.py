@@ -8,11 +8,12 @@ from typing import Any
 
 import yaml
 
+from kubesyntax.resources import format_resource
 from scheduling.controllers.export import quota_document
 from scheduling.controllers.planner_inputs import stored_usage
 from scheduling.karmada.suspension import is_suspended
 from scheduling.models import RESOURCE_BINDING, FederatedResourceQuota, ResourceBinding
-from scheduling.planner import InputError, add_usage, format_quantity, parse_resources
+from scheduling.planner import InputError, add_usage, parse_resources
 
 # Karmada counts a binding's per-replica requests (cpu, memory, ...) only: quota keys in the
 # ResourceQuota style name nothing a binding carries, so no usage is ever counted against them.
@@ -134,8 +135,8 @@ def namespace_panel(namespace: str, quotas: list[FederatedResourceQuota]) -> Nam
             entry.resources.append(
                 ResourceUse(
                     resource=name,
-                    limit=format_quantity(overall[name], name),
-                    used=format_quantity(used, name),
+                    limit=format_resource(name, overall[name]),
+                    used=format_resource(name, used),
                     percent=_percent(used, overall[name]),
                     over=used > overall[name],
                     counted=counted_by_scheduler(name),
@@ -145,7 +146,7 @@ def namespace_panel(namespace: str, quotas: list[FederatedResourceQuota]) -> Nam
     for binding, usage in usages:
         condition = binding.condition("Scheduled") or {}
         refused = condition.get("message", "") if condition.get("reason") == "QuotaExceeded" else ""
-        shown = {name: format_quantity(usage[name], name) for name in sorted(limited) if name in usage}
+        shown = {name: format_resource(name, usage[name]) for name in sorted(limited) if name in usage}
         if shown or refused:
             panel.workloads.append(WorkloadUse(binding, shown, refused))
     return panel

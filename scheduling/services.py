@@ -1,7 +1,9 @@
-"""The verbs other layers call: apply YAML, delete a template, rebalance workloads, pause and resume them."""
+"""The verbs other layers call: apply YAML (or one reviewed policy), delete a template, rebalance
+workloads, pause and resume them. Each write leaves one audit entry with who, what and the diff."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -10,10 +12,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from core import audit
+from core.errors import field_path
 from scheduling import tasks
-from scheduling.controllers.apply import ApplyResult, apply_documents, parse_yaml
+from scheduling.controllers.apply import Applied, ApplyError, ApplyResult, apply_documents, parse_yaml
 from scheduling.karmada.suspension import binding_suspension, normal_holds
 from scheduling.models import PropagationPolicy, ResourceBinding, ResourceTemplate
+
+ReviewedMove = tuple[str, Mapping[str, int], Mapping[str, int]]  # (workload, replicas before, after)
 
 
 def apply_yaml(text: str, user: Any = None) -> ApplyResult:
@@ -22,8 +27,45 @@ def apply_yaml(text: str, user: Any = None) -> ApplyResult:
     After the commit the detector runs: over every template when a policy changed, else over the
     templates that changed.
     """
+    documents = parse_yaml(text)
+    if not documents:
+        raise ApplyError(0, "", "the YAML holds no object to apply")
+    return _apply(documents, user)
+
+
+def apply_reviewed_policy(
+    document: dict[str, Any], reviewed: Sequence[ReviewedMove], user: Any = None
+) -> Applied:
+    """Apply one policy as the editor's review showed it: one audit entry holds the policy's diff and
+    the placement each captured workload was shown moving to (the fleet's total as the delta)."""
+    changes = {
+        field_path("placement", label): {"before": dict(before), "after": dict(after)}
+        for label, before, after in reviewed
+    }
+    totals: tuple[dict[str, int], dict[str, int]] = ({}, {})
+    for _label, before, after in reviewed:
+        for total, replicas in zip(totals, (before, after), strict=True):
+            for cluster, count in replicas.items():
+                total[cluster] = total.get(cluster, 0) + count
+    result = _apply([document], user, changes=changes, before=totals[0], after=totals[1])
+    return result.objects[0]
+
+
+def _apply(documents: list[Any], user: Any, **placement: Any) -> ApplyResult:
     with transaction.atomic():
-        result = apply_documents(parse_yaml(text), user=user)
+        result = apply_documents(documents)
+        for applied in result.objects:
+            if applied.action in ("created", "configured"):
+                audit.record(
+                    user,
+                    f"apply:{applied.action}",
+                    applied.kind,
+                    applied.name,
+                    namespace=applied.namespace,
+                    old=applied.old,
+                    new=applied.new,
+                    **placement,
+                )
         if result.policies_changed:
             tasks.after_commit(tasks.detect_all)
         else:
@@ -36,7 +78,9 @@ def delete_template(template: ResourceTemplate, user: Any = None) -> None:
     """Delete a template: its works go first (released when preserved), then the binding and the row."""
     with transaction.atomic():
         ResourceTemplate.objects.filter(pk=template.pk).update(deleting_since=timezone.now())
-        audit.record(user, "delete", template.kind, template.name, namespace=template.namespace)
+        audit.record(
+            user, "delete", template.kind, template.name, namespace=template.namespace, old=template.manifest
+        )
         binding = ResourceBinding.objects.filter(template=template).first()
         if binding is None:
             template.delete()
@@ -60,6 +104,8 @@ def rebalance(bindings: list[ResourceBinding], user: Any = None, now: datetime |
                 binding.template.name,
                 namespace=binding.namespace,
                 summary="fresh reschedule requested (WorkloadRebalancer)",
+                old={"rescheduleTriggeredAt": binding.reschedule_triggered_at},
+                new={"rescheduleTriggeredAt": now},
             )
             tasks.after_commit(tasks.schedule_binding, binding.pk)
             count += 1
@@ -111,6 +157,7 @@ def set_hold(
         holds = normal_holds(holds)
         policy_suspension = binding.policy.spec.get("suspension") if binding.policy else None
         suspension = binding_suspension(policy_suspension, holds)
+        before = binding.suspension
         changed = holds != normal_holds(binding.suspension_holds) or suspension != binding.suspension
         if changed:
             binding.suspension_holds = holds
@@ -126,6 +173,8 @@ def set_hold(
                 binding.template.name,
                 namespace=binding.namespace,
                 summary=f"{what}{where} {'paused' if paused else 'resumed'} by an operator",
+                old={"suspension": before},
+                new={"suspension": suspension},
             )
             if what == SCHEDULING and not paused:
                 tasks.after_commit(tasks.schedule_binding, binding.pk)

@@ -3,6 +3,7 @@ fragments other apps' pages embed (the workloads on a cluster, the fleet's last 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from urllib.parse import urlencode
 
@@ -137,13 +138,31 @@ def policy_rebalance(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("scheduling:policy", pk=pk)
 
 
+AUDIT_VALUE_CHARS = 300
+
+
+def _shown(change: dict[str, Any], side: str) -> str | None:
+    """One side of a changed field as text (JSON for structures), or None where the field was absent."""
+    if side not in change:
+        return None
+    value = change[side]
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= AUDIT_VALUE_CHARS else text[: AUDIT_VALUE_CHARS - 1] + "…"
+
+
 @role_required(VIEWER)
 def audit_log(request: HttpRequest) -> HttpResponse:
+    """Who changed what, when, the fields that changed (before → after) and how the placement moved."""
     entries = AuditEntry.objects.all()
     query = request.GET.get("q", "").strip()
     if query:
         entries = entries.filter(object_name__icontains=query) | entries.filter(username__icontains=query)
     page = Paginator(entries.order_by("-created_at", "-id"), PAGE_SIZE).get_page(request.GET.get("page"))
+    for entry in page.object_list:
+        entry.change_rows = [
+            {"field": path, "before": _shown(change, "before"), "after": _shown(change, "after")}
+            for path, change in entry.changes.items()
+        ]
     return render(request, "scheduling/audit.html", {"page": page, "q": query})
 
 

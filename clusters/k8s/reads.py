@@ -5,12 +5,11 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 import urllib3.exceptions
 from kubernetes.client.exceptions import ApiException
-from kubernetes.utils.quantity import parse_quantity
 
 from clusters.k8s.client import Timeout, api_client
 from clusters.k8s.connection import ClusterConnection
@@ -26,6 +25,7 @@ from clusters.k8s.types import (
     Resources,
     VersionInfo,
 )
+from kubesyntax.quantities import QuantityError, milli_units, quantity_amount, whole_units
 
 NON_TERMINAL_PODS = "status.phase!=Succeeded,status.phase!=Failed"
 AGGREGATED_DISCOVERY = (
@@ -35,19 +35,20 @@ AGGREGATED_DISCOVERY = (
 SERVICE_RANGE_FLAG = re.compile(r"--service-cluster-ip-range=(\S+)")
 
 
-def _quantity(value: Any) -> Decimal:
+def _quantity(value: Any) -> Fraction:
+    """A member's quantity; one it writes wrongly counts as nothing rather than failing the whole read."""
     try:
-        return parse_quantity(value) if value not in (None, "") else Decimal(0)
-    except ValueError:
-        return Decimal(0)
+        return quantity_amount(value) if value not in (None, "") else Fraction(0)
+    except QuantityError:
+        return Fraction(0)
 
 
 def resources_of(values: dict[str, Any] | None) -> Resources:
     """cpu/memory/pods quantities of a ResourceList as integers (millicores, bytes, count)."""
     values = values or {}
     return Resources(
-        cpu_milli=int((_quantity(values.get("cpu")) * 1000).to_integral_value(rounding="ROUND_CEILING")),
-        memory_bytes=int(_quantity(values.get("memory")).to_integral_value(rounding="ROUND_CEILING")),
+        cpu_milli=milli_units(_quantity(values.get("cpu"))),
+        memory_bytes=whole_units(_quantity(values.get("memory"))),
         pods=int(_quantity(values.get("pods"))),
     )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import template
 
-from clusters.quantities import human_bytes, human_cpu
+from kubesyntax.resources import human_bytes, human_cpu
 
 register = template.Library()
 

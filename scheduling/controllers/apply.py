@@ -10,7 +10,8 @@ from typing import Any
 import yaml
 from django.db import transaction
 
-from core import audit, useryaml
+from core import useryaml
+from core.errors import FieldError
 from scheduling.karmada import names
 from scheduling.karmada.priority import PRIORITY_CLASS_API_GROUP, PRIORITY_CLASS_KIND
 from scheduling.karmada.webhooks import (
@@ -74,19 +75,21 @@ CLAIM_LABELS = (names.PP_PERMANENT_ID, names.CPP_PERMANENT_ID)
 CLAIM_ANNOTATIONS = (names.PP_NAME, names.PP_NAMESPACE, names.CPP_NAME)
 
 
-class ApplyError(ValueError):
+class ApplyError(FieldError):
     """A document that cannot be applied: its index in the input, the field and the reason."""
 
     def __init__(self, index: int, field_path: str, reason: str) -> None:
-        super().__init__(
-            f"document {index}: {field_path}: {reason}" if field_path else f"document {index}: {reason}"
-        )
+        super().__init__(field_path, reason)
         self.index = index
-        self.field = field_path
-        self.reason = reason
+        self.args = (
+            f"document {index}: {field_path}: {reason}" if field_path else f"document {index}: {reason}",
+        )
 
     def as_dict(self) -> dict[str, Any]:
         return {"document": self.index, "field": self.field, "reason": self.reason}
+
+    def problems(self) -> list[dict[str, Any]]:
+        return [self.as_dict()]
 
 
 @dataclass
@@ -98,6 +101,9 @@ class Applied:
     namespace: str
     action: str
     note: str = ""
+    # The object's fields before and after (None when it did not exist), for the audit log's diff.
+    old: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+    new: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     def as_dict(self) -> dict[str, str]:
         data = {"kind": self.kind, "namespace": self.namespace, "name": self.name, "action": self.action}
@@ -146,8 +152,8 @@ def parse_yaml(text: str) -> list[Any]:
     return documents
 
 
-def apply_documents(documents: list[Any], user: Any = None) -> ApplyResult:
-    """Create or update every document by name, all or nothing."""
+def apply_documents(documents: list[Any]) -> ApplyResult:
+    """Create or update every document by name, all or nothing; each result carries its before/after."""
     result = ApplyResult()
     with transaction.atomic():
         for index, document in enumerate(documents):
@@ -157,10 +163,6 @@ def apply_documents(documents: list[Any], user: Any = None) -> ApplyResult:
                 path, reason = exc.errors[0]
                 raise ApplyError(index, path, reason) from None
             result.objects.append(applied)
-            if applied.action in ("created", "configured"):
-                audit.record(
-                    user, f"apply:{applied.action}", applied.kind, applied.name, namespace=applied.namespace
-                )
     return result
 
 
@@ -215,16 +217,7 @@ def _apply_policy(document: dict[str, Any], kind: str, result: ApplyResult) -> A
         id_label = names.COP_PERMANENT_ID if kind == CLUSTER_OVERRIDE_POLICY else names.OP_PERMANENT_ID
         spec = validate_override_spec(kind, namespace, document.get("spec"))
     wanted_id = labels.pop(id_label, "")
-    columns: dict[str, Any] = {}
-    if model is PropagationPolicy:
-        columns = {
-            "priority": spec["priority"],
-            "preemption": spec["preemption"],
-            "scheduler_name": spec["schedulerName"],
-            "conflict_resolution": spec["conflictResolution"],
-            "propagate_deps": bool(spec.get("propagateDeps") or spec.get("association")),
-            "activation_preference": spec.get("activationPreference", ""),
-        }
+    columns = propagation_columns(spec) if model is PropagationPolicy else {}
     policy = model.objects.select_for_update().filter(kind=kind, namespace=namespace, name=name).first()
     if policy is None:
         policy = model(
@@ -237,9 +230,10 @@ def _apply_policy(document: dict[str, Any], kind: str, result: ApplyResult) -> A
             setattr(policy, key, value)
         policy.save()
         result.policies_changed = True
-        return Applied(kind, name, namespace, "created")
+        return Applied(kind, name, namespace, "created", new=_policy_state(policy))
     if policy.spec == spec and policy.labels == labels and policy.annotations == annotations:
         return Applied(kind, name, namespace, "unchanged")
+    old = _policy_state(policy)
     if policy.spec != spec:
         policy.generation += 1
     policy.spec, policy.labels, policy.annotations = spec, labels, annotations
@@ -247,7 +241,42 @@ def _apply_policy(document: dict[str, Any], kind: str, result: ApplyResult) -> A
         setattr(policy, key, value)
     policy.save()
     result.policies_changed = True
-    return Applied(kind, name, namespace, "configured")
+    return Applied(kind, name, namespace, "configured", old=old, new=_policy_state(policy))
+
+
+def _policy_state(policy: Any) -> dict[str, Any]:
+    return {"labels": policy.labels, "annotations": policy.annotations, "spec": copy.deepcopy(policy.spec)}
+
+
+def propagation_columns(spec: dict[str, Any]) -> dict[str, Any]:
+    """The columns of a PropagationPolicy row that follow from its (defaulted) spec."""
+    return {
+        "priority": spec["priority"],
+        "preemption": spec["preemption"],
+        "scheduler_name": spec["schedulerName"],
+        "conflict_resolution": spec["conflictResolution"],
+        "propagate_deps": bool(spec.get("propagateDeps") or spec.get("association")),
+        "activation_preference": spec.get("activationPreference", ""),
+    }
+
+
+def policy_row(document: dict[str, Any]) -> PropagationPolicy:
+    """A (Cluster)PropagationPolicy document as the row apply would store, unsaved; SpecInvalid when
+    apply would refuse it."""
+    kind = document.get("kind")
+    if kind not in (PROPAGATION_POLICY, CLUSTER_PROPAGATION_POLICY):
+        raise SpecInvalid([("kind", "must be PropagationPolicy or ClusterPropagationPolicy")])
+    name, namespace, metadata = _split_metadata(document, namespaced=kind == PROPAGATION_POLICY)
+    spec = validate_propagation_spec(kind, namespace, document.get("spec"))
+    return PropagationPolicy(
+        kind=kind,
+        namespace=namespace,
+        name=name,
+        labels=dict(metadata.get("labels") or {}),
+        annotations=dict(metadata.get("annotations") or {}),
+        spec=spec,
+        **propagation_columns(spec),
+    )
 
 
 def _adoptable_id(model: Any, text: str) -> uuid.UUID | None:
@@ -266,15 +295,18 @@ def _apply_taint_policy(document: dict[str, Any]) -> Applied:
     annotations = dict(metadata.get("annotations") or {})
     policy = ClusterTaintPolicy.objects.select_for_update().filter(name=name).first()
     if policy is None:
-        ClusterTaintPolicy.objects.create(name=name, spec=spec, labels=labels, annotations=annotations)
-        return Applied("ClusterTaintPolicy", name, "", "created")
+        policy = ClusterTaintPolicy.objects.create(
+            name=name, spec=spec, labels=labels, annotations=annotations
+        )
+        return Applied("ClusterTaintPolicy", name, "", "created", new=_policy_state(policy))
     if (policy.spec, policy.labels, policy.annotations) == (spec, labels, annotations):
         return Applied("ClusterTaintPolicy", name, "", "unchanged")
+    old = _policy_state(policy)
     if policy.spec != spec:
         policy.generation += 1
     policy.spec, policy.labels, policy.annotations = spec, labels, annotations
     policy.save()
-    return Applied("ClusterTaintPolicy", name, "", "configured")
+    return Applied("ClusterTaintPolicy", name, "", "configured", old=old, new=_policy_state(policy))
 
 
 def _apply_quota(document: dict[str, Any], result: ApplyResult) -> Applied:
@@ -287,19 +319,20 @@ def _apply_quota(document: dict[str, Any], result: ApplyResult) -> Applied:
     annotations = dict(metadata.get("annotations") or {})
     quota = FederatedResourceQuota.objects.select_for_update().filter(namespace=namespace, name=name).first()
     if quota is None:
-        FederatedResourceQuota.objects.create(
+        quota = FederatedResourceQuota.objects.create(
             namespace=namespace, name=name, spec=spec, labels=labels, annotations=annotations
         )
         result.policies_changed = True
-        return Applied(FEDERATED_RESOURCE_QUOTA, name, namespace, "created")
+        return Applied(FEDERATED_RESOURCE_QUOTA, name, namespace, "created", new=_policy_state(quota))
     if (quota.spec, quota.labels, quota.annotations) == (spec, labels, annotations):
         return Applied(FEDERATED_RESOURCE_QUOTA, name, namespace, "unchanged")
+    old = _policy_state(quota)
     if quota.spec != spec:
         quota.generation += 1
         result.policies_changed = True  # bindings refused before may fit now (or no longer grow)
     quota.spec, quota.labels, quota.annotations = spec, labels, annotations
     quota.save()
-    return Applied(FEDERATED_RESOURCE_QUOTA, name, namespace, "configured")
+    return Applied(FEDERATED_RESOURCE_QUOTA, name, namespace, "configured", old=old, new=_policy_state(quota))
 
 
 def clean_manifest(document: dict[str, Any], namespace: str) -> dict[str, Any]:
@@ -357,13 +390,14 @@ def _apply_template(
         )
         result.template_ids.append(template.pk)
         result.policies_changed = result.policies_changed or priority_class
-        return Applied(kind, name, namespace, "created")
+        return Applied(kind, name, namespace, "created", new=manifest)
     if template.manifest == manifest and template.deleting_since is None:
         return Applied(kind, name, namespace, "unchanged")
+    old = copy.deepcopy(template.manifest)
     if _body(template.manifest) != _body(manifest):
         template.generation += 1
     template.manifest, template.api_version, template.deleting_since = manifest, api_version, None
     template.save()
     result.template_ids.append(template.pk)
     result.policies_changed = result.policies_changed or priority_class  # bindings re-resolve their priority
-    return Applied(kind, name, namespace, "configured")
+    return Applied(kind, name, namespace, "configured", old=old, new=manifest)

@@ -152,6 +152,37 @@ def binding_spec(
     }
 
 
+def binding_under(template: ResourceTemplate, policy: PropagationPolicy) -> ResourceBinding:
+    """The template's binding as the detector would write it once `policy` (saved or not) holds it.
+
+    Unsaved: its spec follows from the template and the policy, while the scheduler's state (the
+    previous result, eviction tasks, a pending rebalance) stays as it is. Previews hand it to the
+    scheduler's own `planner_inputs`, so they plan exactly what the scheduler will. Raises InputError
+    when the template cannot be interpreted or the policy names a PriorityClass that is not stored.
+    """
+    binding = ResourceBinding.objects.filter(template=template).first()
+    try:
+        spec = binding_spec(
+            template, workload_of(template), policy, binding.suspension_holds if binding else None
+        )
+    except PriorityUnresolved as exc:
+        # The detector would not bind the workload at all until the PriorityClass exists.
+        raise InputError("spec.schedulePriority.priorityClassName", str(exc)) from None
+    if binding is None:
+        binding = ResourceBinding(
+            template=template,
+            template_generation=template.generation,
+            kind=RESOURCE_BINDING if template.namespace else CLUSTER_RESOURCE_BINDING,
+            namespace=template.namespace,
+            name=names.binding_name(template.name, template.kind),
+        )
+    binding.template = template
+    for key, value in spec.items():
+        setattr(binding, key, value)
+    binding.policy = policy
+    return binding
+
+
 def missing_overrides(policy: PropagationPolicy) -> list[str]:
     """Names in spec.dependentOverrides that have no OverridePolicy in the policy's namespace yet."""
     wanted = list(policy.spec.get("dependentOverrides") or [])

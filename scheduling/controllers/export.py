@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from clusters.models import Cluster
+from kubesyntax.resources import format_resource
 from scheduling.controllers.apply import FEDERATED_RESOURCE_QUOTA, POLICY_API
 from scheduling.controllers.planner_inputs import cluster_document, namespace_usage
 from scheduling.karmada import names
@@ -23,7 +24,6 @@ from scheduling.models import (
     ResourceBinding,
     ResourceTemplate,
 )
-from scheduling.planner import format_quantity
 
 BINDING_API = "work.karmada.io/v1alpha2"
 
@@ -77,7 +77,7 @@ def quota_status(quota: FederatedResourceQuota, used: dict[str, Any] | None = No
     overall = quota.overall
     status: dict[str, Any] = {"overall": dict(overall)}
     status["overallUsed"] = {
-        name: format_quantity(used[name], name) for name in sorted(overall) if name in used
+        name: format_resource(name, used[name]) for name in sorted(overall) if name in used
     }
     return status
 

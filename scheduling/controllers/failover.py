@@ -11,17 +11,17 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from clusters.editing import Taint as ClusterTaint
 from clusters.editing import update_spec, with_taint, without_taint
 from clusters.models import Cluster
 from core import audit
+from kubesyntax.taints import NO_EXECUTE
 from scheduling import events
 from scheduling.controllers.planner_inputs import cluster_document, cluster_snapshot
 from scheduling.controllers.propagation import all_healthy
 from scheduling.models import ClusterTaintPolicy, ResourceBinding
 from scheduling.planner import InputError, Taint, Toleration
 from scheduling.planner.selectors import ClusterAffinity
-from scheduling.planner.taints import NO_EXECUTE
+from scheduling.planner.taints import parse_tolerations
 
 TAINT_MANAGER = "TaintManager"
 TAINT_UNTOLERATED = "TaintUntolerated"
@@ -71,7 +71,7 @@ def apply_taint_policies(now: datetime | None = None) -> list[str]:
                 continue
             conditions = document["status"]["conditions"]
             for taint in policy.spec.get("taints") or []:
-                wanted = ClusterTaint(
+                wanted = Taint(
                     taint["key"],
                     taint.get("value", ""),
                     taint["effect"],
@@ -127,7 +127,7 @@ def eviction_time(
 
 def _tolerations(binding: ResourceBinding) -> tuple[Toleration, ...]:
     placement = binding.applied_placement or binding.placement or {}
-    return tuple(Toleration.from_dict(t) for t in placement.get("clusterTolerations") or [])
+    return parse_tolerations(placement.get("clusterTolerations"), "clusterTolerations")
 
 
 def purge_mode(binding: ResourceBinding) -> str:

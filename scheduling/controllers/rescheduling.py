@@ -12,6 +12,8 @@ from django.utils import timezone
 
 from clusters.models import Cluster, ClusterSample
 from core import audit
+from kubesyntax.durations import DurationError, parse_duration
+from kubesyntax.quantities import milli_units
 from scheduling import events
 from scheduling.controllers.planner_inputs import (
     binding_peers,
@@ -21,11 +23,9 @@ from scheduling.controllers.planner_inputs import (
 )
 from scheduling.karmada.interpreter import requirements_from_json
 from scheduling.karmada.suspension import scheduling_suspended
-from scheduling.karmada.webhooks import parse_duration
 from scheduling.models import ResourceBinding
 from scheduling.planner import InputError, plan
 from scheduling.planner.dispenser import divide
-from scheduling.planner.quantity import milli_units
 
 REASON = "RescheduleByLoad"
 
@@ -75,8 +75,9 @@ def _policy(binding: ResourceBinding) -> dict[str, Any] | None:
     policy = (binding.placement or {}).get("reschedulePolicy") or {}
     if not policy.get("enable"):
         return None
-    duration = parse_duration((policy.get("trigger") or {}).get("duration", ""))
-    if duration is None:
+    try:
+        duration = parse_duration((policy.get("trigger") or {}).get("duration", ""))
+    except DurationError:
         return None
     return {
         "duration": duration,

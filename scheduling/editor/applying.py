@@ -1,4 +1,5 @@
-"""Apply an edited policy through the control plane's apply service and audit the placement diff."""
+"""The editor's writes: save a draft, and apply an edited policy through the control plane's apply
+service with its reviewed placement diff in the one audit entry of the apply (the draft goes with it)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from django.db import transaction
 from core import audit
 from scheduling import services
 from scheduling.editor import inventory, policy
-from scheduling.editor.document import dump_yaml
 from scheduling.editor.models import PolicyDraft
 from scheduling.editor.whatif import WhatIf, build_whatif
 
@@ -22,17 +22,22 @@ def apply_policy(doc: dict[str, Any], user: Any) -> WhatIf:
     name = str(meta.get("name") or "")
     whatif = build_whatif(doc, inventory.fleet())
     with transaction.atomic():
-        services.apply_yaml(dump_yaml(doc), user=user)
-        for item in whatif.captured:
-            audit.record(
-                user,
-                "policy:placement",
-                kind,
-                name,
-                namespace=namespace,
-                summary=f"{item.label}: {item.moved} replica(s) move",
-                before=item.before,
-                after=item.after,
-            )
+        services.apply_reviewed_policy(
+            doc, [(item.label, item.before, item.after) for item in whatif.captured], user=user
+        )
         PolicyDraft.objects.filter(kind=kind, namespace=namespace, name=name).delete()
     return whatif
+
+
+def save_draft(doc: dict[str, Any], kind: str, namespace: str, name: str, user: Any) -> PolicyDraft:
+    """Store the policy as a draft (not applied), one per policy identity; audited with the change."""
+    with transaction.atomic():
+        previous = (
+            PolicyDraft.objects.select_for_update().filter(kind=kind, namespace=namespace, name=name).first()
+        )
+        old = {"document": previous.document} if previous else None
+        draft, _created = PolicyDraft.objects.update_or_create(
+            kind=kind, namespace=namespace, name=name, defaults={"document": doc, "author": user}
+        )
+        audit.record(user, "draft:saved", kind, name, namespace=namespace, old=old, new={"document": doc})
+    return draft

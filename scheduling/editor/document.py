@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
-_PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+from core import useryaml
+from kubesyntax import fieldpaths
 
 
 @dataclass(frozen=True)
@@ -28,26 +28,7 @@ class YamlError(ValueError):
         self.problem = problem
 
 
-def split_path(path: str) -> list[str | int]:
-    """``spec.placement.spreadConstraints[0].maxGroups`` into its keys and list indexes."""
-    parts: list[str | int] = []
-    for match in _PATH_PART.finditer(path):
-        key, index = match.groups()
-        parts.append(int(index) if index is not None else key)
-    return parts
-
-
 MAX_YAML_BYTES = 256 * 1024
-
-
-class _NoAliasLoader(yaml.SafeLoader):
-    """SafeLoader without aliases: a policy never needs them, and they can expand without bound."""
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            mark = self.peek_event().start_mark
-            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed in a policy", mark)
-        return super().compose_node(parent, index)
 
 
 def parse_yaml(text: str) -> dict[str, Any]:
@@ -55,16 +36,15 @@ def parse_yaml(text: str) -> dict[str, Any]:
     if len(text.encode("utf-8", "replace")) > MAX_YAML_BYTES:
         raise YamlError(YamlProblem(None, "", f"the policy is larger than {MAX_YAML_BYTES // 1024} KiB"))
     try:
-        documents = [doc for doc in yaml.load_all(text, Loader=_NoAliasLoader) if doc is not None]
+        # A policy never needs aliases, so they are refused with their line rather than expanded.
+        documents = [doc for doc in useryaml.load_all(text, aliases=False) if doc is not None]
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
         reason = " ".join(part for part in (exc.context, exc.problem) if part)
         raise YamlError(YamlProblem(line, "", reason or "not valid YAML")) from None
-    except yaml.YAMLError as exc:
+    except yaml.YAMLError as exc:  # useryaml.YAMLTooComplex included: nesting past what Python allows
         raise YamlError(YamlProblem(None, "", str(exc))) from None
-    except RecursionError:
-        raise YamlError(YamlProblem(None, "", "the YAML nests too deeply")) from None
     if not documents:
         raise YamlError(YamlProblem(1, "", "the document is empty"))
     if len(documents) > 1:
@@ -94,13 +74,13 @@ def dump_yaml(doc: dict[str, Any]) -> str:
 def line_of(text: str, path: str) -> int | None:
     """The 1-based line of the field at ``path`` in ``text``, or of its nearest ancestor that exists."""
     try:
-        node = yaml.compose(text)
+        node = useryaml.compose(text)
     except yaml.YAMLError:
         return None
     if node is None:
         return None
     line = node.start_mark.line + 1
-    for part in split_path(path):
+    for part in fieldpaths.split(path):
         child = None
         if isinstance(node, yaml.MappingNode) and isinstance(part, str):
             for key, value in node.value:

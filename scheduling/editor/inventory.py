@@ -1,15 +1,27 @@
-"""What the editor plans against: the scheduler's own fleet snapshots and each workload's planner binding."""
+"""What the editor plans against: the scheduler's own fleet snapshots, and each workload's planner
+input as the scheduler will build it once the edited policy holds the workload."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from scheduling.controllers.planner_inputs import load_quotas, load_snapshots, planner_binding
+from scheduling.controllers.apply import propagation_columns
+from scheduling.controllers.detector import binding_under
+from scheduling.controllers.planner_inputs import (
+    binding_peers,
+    binding_quotas,
+    load_quotas,
+    load_snapshots,
+    planner_binding,
+    planner_placement,
+)
+from scheduling.editor import policy
 from scheduling.editor.live_preview import WorkloadInput
 from scheduling.karmada.interpreter import workload_of
 from scheduling.karmada.priority import PRIORITY_CLASS_API_GROUP, PRIORITY_CLASS_KIND
-from scheduling.models import RESOURCE_BINDING, ResourceBinding, ResourceTemplate
-from scheduling.planner import Binding, ClusterSnapshot, InputError, WorkloadPeer
+from scheduling.karmada.webhooks import default_propagation_spec
+from scheduling.models import PropagationPolicy, ResourceBinding, ResourceTemplate
+from scheduling.planner import Binding, ClusterSnapshot, InputError
 
 
 def fleet() -> list[ClusterSnapshot]:
@@ -22,43 +34,55 @@ def template_label(template: ResourceTemplate) -> str:
     return f"{template.kind} {where}"
 
 
-def grouped_peers(namespace: str) -> tuple[WorkloadPeer, ...]:
-    """Every grouped ResourceBinding of the namespace (the preview's own groups may change with the draft)."""
-    if not namespace:
-        return ()
-    rows = (
-        ResourceBinding.objects.filter(kind=RESOURCE_BINDING, namespace=namespace)
-        .filter(workload_affinity_groups__isnull=False)
-        .select_related("template")
+def draft_row(doc: dict[str, Any]) -> PropagationPolicy:
+    """The edited policy as an unsaved row, as the detector would hold it after apply."""
+    kind = str(doc.get("kind"))
+    meta = policy.metadata(doc)
+    namespace = "" if policy.is_cluster_scoped(doc) else str(meta.get("namespace") or "default")
+    spec = default_propagation_spec(kind, namespace, policy.spec(doc))
+    existing = PropagationPolicy.objects.filter(kind=kind, namespace=namespace, name=meta.get("name")).first()
+    row = PropagationPolicy(
+        kind=kind,
+        namespace=namespace,
+        name=str(meta.get("name") or ""),
+        annotations=dict(meta.get("annotations") or {}),
+        spec=spec,
+        **propagation_columns(spec),
     )
-    return tuple(
-        WorkloadPeer(
-            namespace=row.namespace,
-            name=row.name,
-            affinity_group=row.affinity_group,
-            anti_affinity_group=row.anti_affinity_group,
-            clusters=tuple(c["name"] for c in row.clusters),
-            workload=template_label(row.template),
-        )
-        for row in rows
-    )
+    row.pk = existing.pk if existing else None
+    return row
 
 
-def _context(template: ResourceTemplate) -> dict[str, Any]:
-    """What the scheduler checks besides the clusters: the namespace's quotas and group peers."""
-    namespace = template.namespace
-    return {
-        "labels": dict(template.labels),
-        "quotas": tuple(load_quotas(namespace)),
-        "peers": grouped_peers(namespace),
-    }
+def workload_input(template: ResourceTemplate, doc: dict[str, Any] | None) -> WorkloadInput | None:
+    """The template as the scheduler will plan it once ``doc`` holds it: the detector's binding under
+    the policy, through the scheduler's ``planner_binding`` and ``planner_placement``.
 
-
-def workload_input(template: ResourceTemplate) -> WorkloadInput | None:
-    """The template as the scheduler would plan it: its binding's inputs, or the interpreter's reading.
-
-    None when the template cannot be interpreted (a malformed quantity in its pod template).
+    While the policy is not yet whole (it does not parse into a placement), the workload's inputs as
+    they are now. None when the template cannot be interpreted (a malformed quantity in its pod template).
     """
+    try:
+        workload_of(template)
+    except InputError:
+        return None
+    try:
+        binding = binding_under(template, draft_row(doc or {}))
+        base, placement = planner_binding(binding), planner_placement(binding)
+    except (InputError, KeyError, TypeError, ValueError, AttributeError):
+        return _as_it_is(template)
+    current = base.previous if binding.clusters else None
+    return WorkloadInput(
+        replicas=base.replicas,
+        label=template_label(template),
+        base=base,
+        current=current,
+        placement=placement,
+        quotas=tuple(binding_quotas(binding)),
+        peers=tuple(binding_peers(binding)),
+    )
+
+
+def _as_it_is(template: ResourceTemplate) -> WorkloadInput | None:
+    """The template's planner binding now (its binding's, or the interpreter's reading), no placement."""
     binding = ResourceBinding.objects.filter(template=template).select_related("template").first()
     if binding is not None:
         try:
@@ -71,7 +95,8 @@ def workload_input(template: ResourceTemplate) -> WorkloadInput | None:
             label=template_label(template),
             base=base,
             current=current,
-            **_context(template),
+            quotas=tuple(binding_quotas(binding)),
+            peers=tuple(binding_peers(binding)),
         )
     try:
         workload = workload_of(template)
@@ -86,8 +111,9 @@ def workload_input(template: ResourceTemplate) -> WorkloadInput | None:
         namespace=workload.namespace,
         name=workload.name,
     )
+    label = template_label(template)
     return WorkloadInput(
-        replicas=base.replicas, label=template_label(template), base=base, **_context(template)
+        replicas=base.replicas, label=label, base=base, quotas=tuple(load_quotas(base.namespace))
     )
 
 

@@ -21,7 +21,6 @@ from scheduling.planner import (
     QuotaSnapshot,
     TargetCluster,
     WorkloadPeer,
-    affinity_groups,
     plan,
     split_cost,
 )
@@ -29,34 +28,29 @@ from scheduling.planner import (
 
 @dataclass(frozen=True)
 class WorkloadInput:
-    """The workload a preview divides: a replica count, or a real workload's own planner binding.
+    """The workload a preview divides: a replica count, or a real workload's own planner input.
 
-    ``base`` is the planner Binding the scheduler builds for the workload (UID, requirements,
-    previous result, eviction tasks); ``current`` its placement now, or None when it has none.
-    ``labels`` are the template's labels (the edited policy's workload groups are derived from them),
-    ``quotas`` the namespace's FederatedResourceQuotas and ``peers`` its grouped ResourceBindings.
+    ``base`` and ``placement`` are the planner Binding and Placement the scheduler builds for the
+    workload once the edited policy holds it (UID, requirements, previous result, eviction tasks,
+    fresh mode); ``current`` its placement now, or None when it has none. Without ``placement`` the
+    policy's own placement is read (a bare replica count, or a policy that does not parse yet).
+    ``quotas`` are the namespace's FederatedResourceQuotas with its usage, ``peers`` the
+    ResourceBindings the workload affinity filters compare it with.
     """
 
     replicas: int
     label: str = ""
     base: Binding | None = None
     current: tuple[TargetCluster, ...] | None = None
-    labels: dict[str, str] = field(default_factory=dict)
+    placement: Placement | None = None
     quotas: tuple[QuotaSnapshot, ...] = ()
     peers: tuple[WorkloadPeer, ...] = ()
 
-    def binding(self, placement: Placement | None = None) -> Binding:
-        """The binding the scheduler would see once the policy applies (steady mode, current result kept).
-
-        With the edited placement, its workload groups follow from the template's labels.
-        """
+    def binding(self) -> Binding:
+        """The binding the scheduler would see once the policy applies (steady mode, current result kept)."""
         if self.base is None:
             return Binding(replicas=self.replicas, previous=self.current or ())
-        binding = replace(self.base, replicas=self.replicas)
-        if placement is not None and binding.namespace:
-            affinity, anti = affinity_groups(placement.workload_affinity, self.labels)
-            binding = replace(binding, affinity_group=affinity, anti_affinity_group=anti)
-        return binding
+        return replace(self.base, replicas=self.replicas)
 
 
 @dataclass(frozen=True)
@@ -139,13 +133,13 @@ def build_preview(
     """Plan the workload under the policy with the planner, under both division methods, and explain it."""
     preview = Preview(workload=workload, total=len(snapshots))
     try:
-        placement = load_placement(doc)
+        placement = workload.placement or load_placement(doc)
     except InputError as exc:
         preview.problem = f"{exc.path}: {exc.message}" if exc.path else exc.message
         return preview
     preview.method = placement.division_method
     preview.matched = matching_clusters(placement, snapshots)
-    binding = workload.binding(placement)
+    binding = workload.binding()
     result = plan(snapshots, placement, binding, peers=workload.peers, quotas=workload.quotas)
     preview.plan = result
     explanation = result.explanation

@@ -21,7 +21,7 @@ from scheduling.controllers.apply import ApplyError
 from scheduling.controllers.export import propagation_policy_document
 from scheduling.editor import drill as drilling
 from scheduling.editor import inventory, policy
-from scheduling.editor.applying import apply_policy
+from scheduling.editor.applying import apply_policy, save_draft
 from scheduling.editor.checks import validate_policy
 from scheduling.editor.document import dump_yaml
 from scheduling.editor.live_preview import WorkloadInput, build_preview
@@ -62,8 +62,9 @@ def _editing_document(existing: PropagationPolicy) -> dict[str, Any]:
     return doc
 
 
-def _workload_choice(data: Any) -> WorkloadInput:
-    """The chosen workload (its own binding inputs), with the typed replica count when one is given."""
+def _workload_choice(data: Any, doc: dict[str, Any] | None) -> WorkloadInput:
+    """The chosen workload (the scheduler's inputs for it under ``doc``), with the typed replica count
+    when one is given."""
     typed: int | None
     try:
         typed = max(0, min(int(data.get("replicas")), MAX_PREVIEW_REPLICAS))
@@ -72,7 +73,7 @@ def _workload_choice(data: Any) -> WorkloadInput:
     chosen = None
     if str(data.get("workload") or "").isdigit():
         template = ResourceTemplate.objects.filter(pk=int(data["workload"])).first()
-        chosen = inventory.workload_input(template) if template is not None else None
+        chosen = inventory.workload_input(template, doc) if template is not None else None
     if chosen is None:
         return WorkloadInput(replicas=DEFAULT_REPLICAS if typed is None else typed)
     return chosen if typed is None else replace(chosen, replicas=typed)
@@ -97,7 +98,7 @@ def _page(
     data = request.GET.copy()
     if "workload" not in data and captured:
         data["workload"] = str(captured[0].template.pk)
-    workload = _workload_choice(data)
+    workload = _workload_choice(data, doc)
     editor = EditorInput(FORM, dump_yaml(doc), doc, [])
     context = {
         "editor": editor,
@@ -154,7 +155,7 @@ def policy_preview(request: HttpRequest) -> HttpResponse:
     """Validation, selector matches and the split preview for the editor's current content."""
     editor = read_editor(request.POST)
     snapshots = inventory.fleet()
-    workload = _workload_choice(request.POST)
+    workload = _workload_choice(request.POST, editor.doc)
     preview = build_preview(editor.doc, snapshots, workload) if editor.doc is not None else None
     context = {
         "editor": editor,
@@ -203,9 +204,7 @@ def policy_save_draft(request: HttpRequest) -> HttpResponse:
     kind, namespace, name = _identity(editor.doc)
     if kind not in policy.KINDS or not name:
         return HttpResponseBadRequest(_("Give the policy a kind and a name before saving a draft."))
-    PolicyDraft.objects.update_or_create(
-        kind=kind, namespace=namespace, name=name, defaults={"document": editor.doc, "author": request.user}
-    )
+    save_draft(editor.doc, kind, namespace, name, request.user)
     url = _edit_url(kind, namespace, name)
     if request.htmx:
         return render(request, "scheduling/editor/_saved.html", {"url": url, "name": name})

@@ -9,11 +9,10 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from scheduling.controllers import detector
-from scheduling.editor import inventory, policy
+from scheduling.editor import inventory
 from scheduling.editor.live_preview import Preview, build_preview
 from scheduling.karmada.interpreter import workload_of
 from scheduling.karmada.suspension import is_suspended
-from scheduling.karmada.webhooks import default_propagation_spec
 from scheduling.models import PropagationPolicy, ResourceBinding, ResourceTemplate
 from scheduling.planner import ClusterSnapshot, InputError
 
@@ -90,31 +89,11 @@ def _label(row: PropagationPolicy | None) -> str:
     return f"{row.kind} {row.namespace}/{row.name}" if row.namespace else f"{row.kind} {row.name}"
 
 
-def draft_row(doc: dict[str, Any]) -> PropagationPolicy:
-    """The edited policy as an unsaved row, as the detector would hold it after apply."""
-    kind = str(doc.get("kind"))
-    meta = policy.metadata(doc)
-    namespace = "" if policy.is_cluster_scoped(doc) else str(meta.get("namespace") or "default")
-    spec = default_propagation_spec(kind, namespace, policy.spec(doc))
-    existing = PropagationPolicy.objects.filter(kind=kind, namespace=namespace, name=meta.get("name")).first()
-    row = PropagationPolicy(
-        kind=kind,
-        namespace=namespace,
-        name=str(meta.get("name") or ""),
-        annotations=dict(meta.get("annotations") or {}),
-        spec=spec,
-        priority=spec["priority"],
-        preemption=spec["preemption"],
-    )
-    row.pk = existing.pk if existing else None
-    return row
-
-
 def capture(doc: dict[str, Any]) -> WhatIf:
     """Which templates the detector would give this policy once applied, and which stay where they are."""
     result = WhatIf()
     try:
-        row = draft_row(doc)
+        row = inventory.draft_row(doc)
         mine = detector.candidate(row)
     except (InputError, KeyError, TypeError, ValueError) as exc:
         result.problem = str(exc)
@@ -149,7 +128,7 @@ def build_whatif(doc: dict[str, Any], snapshots: Sequence[ClusterSnapshot]) -> W
     """The capture, and for every captured workload the planner's placement beside its current one."""
     result = capture(doc)
     for item in result.captured:
-        workload = inventory.workload_input(item.template)
+        workload = inventory.workload_input(item.template, doc)
         if workload is None:
             continue
         item.preview = build_preview(doc, snapshots, workload)

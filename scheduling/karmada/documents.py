@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from core import useryaml
+from kubesyntax.quantities import milli_units, whole_units
 from scheduling.planner import (
     Binding,
     ClusterSnapshot,
@@ -38,7 +39,6 @@ from scheduling.planner.parsing import (
     join,
     require_map,
 )
-from scheduling.planner.quantity import milli_units, whole_units
 from scheduling.planner.resource_models import parse_resource_models
 from scheduling.planner.selectors import LabelSelector
 from scheduling.planner.taints import parse_taints, parse_tolerations

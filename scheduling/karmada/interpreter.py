@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
+from kubesyntax.resources import format_resource
 from scheduling.karmada.documents import REPLICA_KINDS, Document, Workload, parse_workload
 from scheduling.karmada.names import HEALTHY, UNHEALTHY, UNKNOWN
 from scheduling.karmada.shapes import TemplateLike
 from scheduling.planner import NodeClaim, ReplicaRequirements, parse_resources
-from scheduling.planner.quantity import milli_units, whole_units
 
 
 def workload_of(template: TemplateLike) -> Workload:
@@ -24,14 +23,6 @@ def workload_of(template: TemplateLike) -> Workload:
     return parse_workload(Document("template", 0, manifest))
 
 
-def format_quantity(name: str, value: Fraction) -> str:
-    """A quantity as Karmada writes requests: CPU in millicores, everything else in whole units."""
-    if name == "cpu":
-        millis = milli_units(value)
-        return str(millis // 1000) if millis % 1000 == 0 else f"{millis}m"
-    return str(whole_units(value))
-
-
 def requirements_json(
     manifest: dict[str, Any], requirements: ReplicaRequirements | None
 ) -> dict[str, Any] | None:
@@ -41,7 +32,7 @@ def requirements_json(
     data: dict[str, Any] = {}
     if requirements.resource_request:
         data["resourceRequest"] = {
-            name: format_quantity(name, value)
+            name: format_resource(name, value)
             for name, value in sorted(requirements.resource_request.items())
         }
     pod = pod_spec(manifest) or {}

@@ -9,6 +9,9 @@ from typing import Any
 
 import yaml
 
+from core import useryaml
+from kubesyntax.jsonpatch import PatchError, apply_patch
+from kubesyntax.jsonpointer import PointerError, resolve
 from scheduling.karmada.documents import ResourceSelector, Workload
 from scheduling.karmada.interpreter import pod_spec
 from scheduling.planner import ClusterSnapshot
@@ -108,8 +111,11 @@ def apply_overriders(manifest: dict[str, Any], overriders: dict[str, Any]) -> No
             override_metadata_map(manifest, field, item)
     for item in overriders.get("fieldOverrider") or []:
         override_field(manifest, item)
-    for item in overriders.get("plaintext") or []:
-        patch(manifest, item.get("operator", ""), item.get("path", ""), item.get("value"))
+    operations = [
+        _operation(item.get("operator", ""), item.get("path", ""), item.get("value"))
+        for item in overriders.get("plaintext") or []
+    ]
+    patch(manifest, operations)
 
 
 # ------------------------------------------------------------------------------------------ images
@@ -169,7 +175,7 @@ def override_images(manifest: dict[str, Any], item: dict[str, Any]) -> None:
         path = predicate.get("path", "")
         image = Image.parse(str(get_pointer(manifest, path)))
         _change(image, component, operator, value)
-        set_pointer(manifest, path, str(image))
+        patch(manifest, [_operation("replace", path, str(image))])
         return
     pod = pod_spec(manifest)
     if pod is None:
@@ -226,91 +232,34 @@ def override_field(manifest: dict[str, Any], item: dict[str, Any]) -> None:
         raise OverrideError(f"{path}: fieldOverrider needs a string field")
     as_json = bool(item.get("json"))
     try:
-        document = json.loads(text) if as_json else yaml.safe_load(text)
+        document = json.loads(text) if as_json else useryaml.load(text)
     except (ValueError, yaml.YAMLError) as exc:
         raise OverrideError(f"{path}: not valid {'JSON' if as_json else 'YAML'}: {exc}") from None
-    holder = {"root": document if document is not None else {}}
-    for op in item.get("json") or item.get("yaml") or []:
-        patch(holder, op.get("operator", ""), "/root" + op.get("subPath", ""), op.get("value"))
-    result = holder["root"]
-    set_pointer(
-        manifest,
-        path,
-        json.dumps(result) if as_json else yaml.safe_dump(result, sort_keys=False, allow_unicode=True),
-    )
-
-
-def _tokens(pointer: str) -> list[str]:
-    if pointer == "":
-        return []
-    if not pointer.startswith("/"):
-        raise OverrideError(f"{pointer!r} is not a JSON pointer")
-    return [token.replace("~1", "/").replace("~0", "~") for token in pointer[1:].split("/")]
-
-
-def _step(node: Any, token: str, pointer: str) -> Any:
-    if isinstance(node, dict):
-        if token not in node:
-            raise OverrideError(f"{pointer}: {token!r} does not exist")
-        return node[token]
-    if isinstance(node, list):
-        try:
-            return node[int(token)]
-        except (ValueError, IndexError):
-            raise OverrideError(f"{pointer}: no list element {token!r}") from None
-    raise OverrideError(f"{pointer}: cannot descend into a {type(node).__name__}")
+    operations = [
+        _operation(op.get("operator", ""), "/root" + op.get("subPath", ""), op.get("value"))
+        for op in item.get("json") or item.get("yaml") or []
+    ]
+    result = patch({"root": document if document is not None else {}}, operations)["root"]
+    text = json.dumps(result) if as_json else yaml.safe_dump(result, sort_keys=False, allow_unicode=True)
+    patch(manifest, [_operation("replace", path, text)])
 
 
 def get_pointer(document: Any, pointer: str) -> Any:
-    node = document
-    for token in _tokens(pointer):
-        node = _step(node, token, pointer)
-    return node
-
-
-def set_pointer(document: Any, pointer: str, value: Any) -> None:
-    patch(document, "replace", pointer, value)
-
-
-def patch(document: Any, operator: str, pointer: str, value: Any) -> None:
-    """One JSON-patch operation (add, replace, remove); add creates missing parent objects."""
-    tokens = _tokens(pointer)
-    if not tokens:
-        raise OverrideError("the whole document cannot be patched")
-    node = document
-    for token in tokens[:-1]:
-        if operator == "add" and isinstance(node, dict) and token not in node:
-            node[token] = {}
-        node = _step(node, token, pointer)
-    last = tokens[-1]
-    if isinstance(node, dict):
-        if operator in ("add", "replace"):
-            if operator == "replace" and last not in node:
-                raise OverrideError(f"{pointer}: cannot replace a value that does not exist")
-            node[last] = copy.deepcopy(value)
-        elif operator == "remove":
-            if last not in node:
-                raise OverrideError(f"{pointer}: cannot remove a value that does not exist")
-            del node[last]
-        else:
-            raise OverrideError(f"{pointer}: unknown operator {operator!r}")
-        return
-    if isinstance(node, list):
-        index = len(node) if last == "-" else _index(last, pointer)
-        if operator == "add" and index <= len(node):
-            node.insert(index, copy.deepcopy(value))
-        elif operator == "replace" and index < len(node):
-            node[index] = copy.deepcopy(value)
-        elif operator == "remove" and index < len(node):
-            del node[index]
-        else:
-            raise OverrideError(f"{pointer}: no list element {last!r} to {operator}")
-        return
-    raise OverrideError(f"{pointer}: cannot patch inside a {type(node).__name__}")
-
-
-def _index(token: str, pointer: str) -> int:
+    """The value at a JSON pointer of the manifest."""
     try:
-        return int(token)
-    except ValueError:
-        raise OverrideError(f"{pointer}: {token!r} is not a list index") from None
+        return resolve(document, pointer)
+    except PointerError as exc:
+        raise OverrideError(str(exc)) from None
+
+
+def patch(document: Any, operations: list[dict[str, Any]]) -> Any:
+    """Karmada's JSON patch, in place: an `add` creates the missing objects on its way; the document."""
+    try:
+        return apply_patch(document, operations, create_parents=True, in_place=True)
+    except PatchError as exc:
+        raise OverrideError(str(exc)) from None
+
+
+def _operation(operator: str, path: str, value: Any) -> dict[str, Any]:
+    """Karmada's {operator, path, value} as a JSON-patch operation."""
+    return {"op": operator, "path": path, "value": value}

@@ -3,23 +3,17 @@
 from __future__ import annotations
 
 import copy
-import re
 from fractions import Fraction
 from typing import Any, TypeGuard
 
+from kubesyntax.durations import DurationError, parse_duration
+from kubesyntax.jsonpointer import pointer_error
+from kubesyntax.names import dns_label_error, dns_subdomain_error, label_key_error, label_value_error
+from kubesyntax.quantities import QuantityError, quantity_amount
 from scheduling.karmada.names import CLUSTER_OVERRIDE_POLICY, CLUSTER_PROPAGATION_POLICY, OVERRIDE_POLICY
-from scheduling.planner import QuantityError, parse_quantity
 
 FieldErrors = list[tuple[str, str]]
 
-_DURATION = re.compile(r"^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$")
-_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)")
-_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-_LABEL_NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")
-_QUALIFIED_NAME = re.compile(
-    r"^([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$"
-)
 # Kubernetes' standard quota resources; any other name must be fully qualified (domain/name).
 _QUOTA_RESOURCES = frozenset(
     {
@@ -67,11 +61,12 @@ class SpecInvalid(ValueError):
         self.errors = errors
 
 
-def parse_duration(text: str) -> float | None:
-    """A Go duration such as ``5m`` or ``1h30m`` in seconds, or None when malformed."""
-    if not isinstance(text, str) or not _DURATION.match(text):
-        return None
-    return sum(float(number) * _UNIT_SECONDS[unit] for number, unit in _DURATION_PART.findall(text))
+def _not_a_duration(text: Any) -> bool:
+    """A Go duration that is malformed or negative (a trigger waits forward in time)."""
+    try:
+        return parse_duration(text) < 0
+    except DurationError:
+        return True
 
 
 def _is_map(value: Any) -> TypeGuard[dict[str, Any]]:
@@ -229,7 +224,7 @@ def _reschedule_policy(placement: dict[str, Any]) -> FieldErrors:
         errors.append((f"{path}.policy.minCandidateClusters", "must be a whole number >= 1"))
     trigger = policy.get("trigger") or {}
     enabled = policy.get("enable") is True
-    if (enabled or "duration" in trigger) and parse_duration(trigger.get("duration", "")) is None:
+    if (enabled or "duration" in trigger) and _not_a_duration(trigger.get("duration", "")):
         errors.append((f"{path}.trigger.duration", "must be a duration such as 5m or 90s"))
     threshold = trigger.get("threshold")
     if (enabled or "threshold" in trigger) and (not _int(threshold) or not 1 <= threshold <= 100):
@@ -278,8 +273,8 @@ def _schedule_priority(priority: Any) -> FieldErrors:
     name = priority.get("priorityClassName")
     if not isinstance(name, str) or not name:
         errors.append((f"{path}.priorityClassName", "is required"))
-    elif not _DNS_SUBDOMAIN.match(name):
-        errors.append((f"{path}.priorityClassName", "must be the name of a PriorityClass (a DNS subdomain)"))
+    elif dns_subdomain_error(name, "a PriorityClass name"):
+        errors.append((f"{path}.priorityClassName", str(dns_subdomain_error(name, "a PriorityClass name"))))
     return errors
 
 
@@ -331,6 +326,13 @@ def validate_propagation_spec(kind: str, namespace: str, spec: Any) -> dict[str,
 
 
 _IMAGE_COMPONENTS = ("Registry", "Repository", "Tag")
+
+
+def _not_a_pointer(path: Any) -> bool:
+    """Overriders patch inside the object, never the whole of it: a JSON pointer to a member."""
+    return not isinstance(path, str) or path == "" or pointer_error(path) is not None
+
+
 _ADD_REMOVE_REPLACE = ("add", "remove", "replace")
 
 
@@ -345,7 +347,7 @@ def _overriders(overriders: Any, path: str) -> FieldErrors:
         if item.get("operator") not in _ADD_REMOVE_REPLACE:
             errors.append((f"{ipath}.operator", "must be add, remove or replace"))
         predicate = item.get("predicate")
-        if predicate is not None and not str((predicate or {}).get("path", "")).startswith("/"):
+        if predicate is not None and _not_a_pointer((predicate or {}).get("path", "")):
             errors.append(
                 (
                     f"{ipath}.predicate.path",
@@ -368,7 +370,7 @@ def _overriders(overriders: Any, path: str) -> FieldErrors:
                 errors.append((f"{ipath}.value", "must be a map of strings"))
     for i, item in enumerate(overriders.get("fieldOverrider") or []):
         ipath = f"{path}.fieldOverrider[{i}]"
-        if not str(item.get("fieldPath", "")).startswith("/"):
+        if _not_a_pointer(item.get("fieldPath", "")):
             errors.append((f"{ipath}.fieldPath", "must be a JSON pointer such as /data/config.yaml"))
         has_json, has_yaml = bool(item.get("json")), bool(item.get("yaml"))
         if has_json == has_yaml:
@@ -381,13 +383,13 @@ def _overriders(overriders: Any, path: str) -> FieldErrors:
                         "must be add, remove or replace",
                     )
                 )
-            if not str(op.get("subPath", "")).startswith("/"):
+            if _not_a_pointer(op.get("subPath", "")):
                 errors.append(
                     (f"{ipath}.{'json' if has_json else 'yaml'}[{j}].subPath", "must be a JSON pointer")
                 )
     for i, item in enumerate(overriders.get("plaintext") or []):
         ipath = f"{path}.plaintext[{i}]"
-        if not str(item.get("path", "")).startswith("/"):
+        if _not_a_pointer(item.get("path", "")):
             errors.append((f"{ipath}.path", "must be a JSON pointer such as /spec/replicas"))
         if item.get("operator") not in _ADD_REMOVE_REPLACE:
             errors.append((f"{ipath}.operator", "must be add, remove or replace"))
@@ -475,14 +477,10 @@ def validate_metadata(metadata: Any, namespaced: bool) -> FieldErrors:
         return [("metadata", "is required and must be an object")]
     errors: FieldErrors = []
     name = metadata.get("name")
-    if not isinstance(name, str) or not re.match(r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$", name):
+    if not isinstance(name, str) or dns_subdomain_error(name):
         errors.append(("metadata.name", "must be a lowercase DNS name (letters, digits, '-' and '.')"))
     namespace = metadata.get("namespace")
-    if (
-        namespaced
-        and namespace is not None
-        and not re.match(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$", str(namespace))
-    ):
+    if namespaced and namespace is not None and dns_label_error(str(namespace)):
         errors.append(("metadata.namespace", "must be a DNS label"))
     for key in ("labels", "annotations"):
         value = metadata.get(key)
@@ -492,7 +490,7 @@ def validate_metadata(metadata: Any, namespaced: bool) -> FieldErrors:
             errors.append((f"metadata.{key}", "must be a map of strings"))
         elif key == "labels":
             for label, text in value.items():
-                if text and not _LABEL_NAME.match(text):
+                if label_value_error(text):
                     errors.append((f"metadata.labels[{label}]", "is not a valid label value"))
     return errors
 
@@ -510,7 +508,7 @@ def _quota_resource_list(resources: Any, path: str) -> tuple[dict[str, Fraction]
     errors: FieldErrors = []
     for name, value in resources.items():
         key = f"{path}[{name}]"
-        if not isinstance(name, str) or not _QUALIFIED_NAME.match(name):
+        if not isinstance(name, str) or label_key_error(name):
             errors.append((key, "must be a qualified resource name such as cpu or example.com/gpu"))
             continue
         if (
@@ -523,7 +521,7 @@ def _quota_resource_list(resources: Any, path: str) -> tuple[dict[str, Fraction]
             )
             continue
         try:
-            amount = parse_quantity(value)
+            amount = quantity_amount(value)
         except QuantityError:
             errors.append((key, "must be a quantity such as 500m, 2 or 4Gi"))
             continue
@@ -562,8 +560,11 @@ def validate_quota_spec(spec: Any) -> dict[str, Any]:
             errors.append((path, "must be an object"))
             continue
         cluster = assignment.get("clusterName")
-        if not isinstance(cluster, str) or not _DNS_SUBDOMAIN.match(cluster) or len(cluster) > 48:
-            errors.append((f"{path}.clusterName", "must be a cluster name"))
+        problem = (
+            dns_label_error(cluster, 48, "a cluster name") if isinstance(cluster, str) else "is required"
+        )
+        if problem:
+            errors.append((f"{path}.clusterName", problem))
         hard, problems = _quota_resource_list(assignment.get("hard"), f"{path}.hard")
         errors += problems
         for name, amount in hard.items():

@@ -16,7 +16,7 @@ Inputs
     (groupVersion, kind) or None when not modelled (then every API counts as enabled).
     ``ResourceSummary(allocatable, allocated, allocating, allocatable_modelings)`` (with modelings
     reported, the general estimator counts the modelled nodes as Karmada does) and ``Node(...)`` hold exact
-    quantities (``parse_quantity("500m")``); ``nodes=None`` means no node list is known.
+    quantities (``kubesyntax.quantities.quantity_amount("500m")``); ``nodes=None``: no node list known.
 
     ``Placement.from_dict(placement_dict, division_method="webster")`` — a Karmada placement with
     webhook defaults applied (missing replicaScheduling → Duplicated; Divided with no preference →
@@ -68,6 +68,8 @@ Explanation (JSON-serialisable dict)
     resources: [{resource, limit, used, change, projected, over}]}]}).
 """
 
+from kubesyntax.taints import Taint, Toleration
+
 from .cost import CPU_HOUR_LABEL, MEMORY_GIB_HOUR_LABEL, cluster_price, split_cost
 from .errors import NO_CLUSTER_FIT, SCHEDULER_ERROR, UNSCHEDULABLE, InputError
 from .messages import describe
@@ -93,10 +95,8 @@ from .placement import (
     division_method_from_annotations,
 )
 from .placement_validation import validate_placement
-from .quantity import QuantityError, format_quantity, parse_quantity
 from .quota import QUOTA_EXCEEDED, QuotaExceededError, QuotaSnapshot, add_usage, binding_usage, check_quota
 from .resource_models import ResourceModel
-from .taints import Taint, Toleration
 from .workload_affinity import WorkloadAffinity, WorkloadPeer, affinity_groups
 
 __all__ = [
@@ -118,7 +118,6 @@ __all__ = [
     "Placement",
     "Plan",
     "PlanError",
-    "QuantityError",
     "QuotaExceededError",
     "QuotaSnapshot",
     "ReplicaRequirements",
@@ -136,8 +135,6 @@ __all__ = [
     "cluster_price",
     "describe",
     "division_method_from_annotations",
-    "format_quantity",
-    "parse_quantity",
     "parse_resources",
     "plan",
     "split_cost",

@@ -6,10 +6,11 @@ import math
 from fractions import Fraction
 from typing import Any
 
+from kubesyntax.taints import Toleration, first_untolerated
+
 from .model import ClusterSnapshot, Node, ReplicaRequirements, ResourceSummary
 from .placement import NodeClaim
 from .resource_models import ResourceModel, estimate_by_models
-from .taints import Toleration, first_untolerated
 
 MAX_INT32 = 2**31 - 1
 _ZERO = Fraction(0)

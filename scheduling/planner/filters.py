@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from kubesyntax.taints import first_untolerated
+
 from .messages import Reason
 from .model import Binding, ClusterSnapshot
 from .placement import Placement
-from .taints import first_untolerated
 from .workload_affinity import WorkloadPeer, filter_workload_affinity, filter_workload_anti_affinity
 
 FILTERS = (

@@ -7,12 +7,14 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
+from kubesyntax.fieldpaths import join
+from kubesyntax.quantities import QuantityError, milli_units, quantity_amount, whole_units
+from kubesyntax.taints import NO_SCHEDULE, Taint
+
 from .errors import InputError
-from .parsing import get_map, join
+from .parsing import get_map
 from .placement import NodeClaim
-from .quantity import QuantityError, milli_units, parse_quantity, whole_units
 from .resource_models import ResourceModel, parse_modelings
-from .taints import NO_SCHEDULE, Taint
 
 NOT_READY_TAINT = Taint("cluster.karmada.io/not-ready", "", NO_SCHEDULE)
 UNREACHABLE_TAINT = Taint("cluster.karmada.io/unreachable", "", NO_SCHEDULE)
@@ -26,7 +28,7 @@ def parse_resources(data: Any, path: str) -> Resources:
     result = {}
     for name, value in mapping.items():
         try:
-            result[str(name)] = parse_quantity(value)
+            result[str(name)] = quantity_amount(value)
         except QuantityError as exc:
             raise InputError(join(path, str(name)), str(exc)) from None
     return result

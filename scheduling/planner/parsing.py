@@ -4,14 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubesyntax.fieldpaths import join
+
 from .errors import InputError
-
-
-def join(path: str, key: str | int) -> str:
-    """Extend a field path with a key or list index."""
-    if isinstance(key, int):
-        return f"{path}[{key}]"
-    return f"{path}.{key}" if path else key
 
 
 def get_map(data: Any, path: str) -> dict[str, Any] | None:

@@ -6,6 +6,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import replace
 from typing import Any
 
+from kubesyntax.resources import format_resource
+
 from .assign import assign_replicas
 from .errors import NO_CLUSTER_FIT, FitError, ScheduleFailure
 from .estimator import MAX_INT32, estimate_cluster
@@ -13,7 +15,6 @@ from .filters import filter_cluster
 from .messages import Reason, error_message, karmada_filter_message
 from .model import Binding, ClusterSnapshot, Plan, PlanError, ReplicaRequirements, TargetCluster
 from .placement import Placement
-from .quantity import format_quantity
 from .quota import QuotaExceededError, QuotaSnapshot, binding_usage, check_quota
 from .spread import Candidate, candidate_key, select_clusters
 from .workload_affinity import WorkloadPeer
@@ -283,7 +284,7 @@ def _explanation(
             "replicas": binding.replicas,
             "is_workload": binding.is_workload,
             "requests": {
-                name: format_quantity(amount, name)
+                name: format_resource(name, amount)
                 for name, amount in sorted((requirements.resource_request if requirements else {}).items())
             },
             "node_claim": bool(requirements and requirements.node_claim),

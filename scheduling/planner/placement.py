@@ -5,10 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from kubesyntax.fieldpaths import join
+from kubesyntax.taints import Toleration
+
 from .errors import InputError
-from .parsing import get_int, get_list, get_map, get_str, get_str_map, join, require_map
+from .parsing import get_int, get_list, get_map, get_str, get_str_map, require_map
 from .selectors import ClusterAffinity, NodeSelectorTerm
-from .taints import Toleration, parse_tolerations
+from .taints import parse_tolerations
 from .workload_affinity import WorkloadAffinity
 
 DUPLICATED = "Duplicated"

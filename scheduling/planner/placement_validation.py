@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubesyntax.names import label_key_error
+from kubesyntax.taints import TOLERATION_OPERATORS
+
 from .errors import InputError
 from .placement import DIVIDED, Placement
-from .selectors import ClusterAffinity, label_key_error, validate_field_selector
+from .selectors import ClusterAffinity, validate_field_selector
 
 
 def _overflow_allowed(placement: Placement) -> bool:
@@ -108,7 +111,7 @@ def validate_placement(data: Any) -> list[tuple[str, str]]:
             ("spreadConstraints", "a cluster spread constraint is required when spreadByField is used")
         )
     for i, toleration in enumerate(placement.cluster_tolerations):
-        if toleration.operator not in ("", "Exists", "Equal"):
+        if toleration.operator not in TOLERATION_OPERATORS:
             problems.append((f"clusterTolerations[{i}].operator", 'must be "", "Exists" or "Equal"'))
     problems += _workload_affinity_problems(data.get("workloadAffinity") if isinstance(data, dict) else None)
     return problems

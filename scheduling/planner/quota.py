@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from kubesyntax.resources import format_resource
+
 from .errors import ScheduleFailure
 from .messages import error_message
 from .model import ReplicaRequirements, Resources, TargetCluster
-from .quantity import format_quantity
 
 QUOTA_EXCEEDED = "QuotaExceeded"
 _ZERO = Fraction(0)
@@ -109,11 +110,11 @@ def check_quota(
             entry["resources"].append(
                 {
                     "resource": name,
-                    "limit": format_quantity(limit, name),
-                    "used": format_quantity(used, name),
+                    "limit": format_resource(name, limit),
+                    "used": format_resource(name, used),
                     "change": _signed(counted.get(name, _ZERO), name),
-                    "projected": format_quantity(total, name),
-                    "over": format_quantity(over, name) if over else None,
+                    "projected": format_resource(name, total),
+                    "over": format_resource(name, over) if over else None,
                 }
             )
             if over and not refusal:
@@ -122,9 +123,9 @@ def check_quota(
                     namespace=quota.namespace,
                     name=quota.name,
                     resource=name,
-                    requested=format_quantity(total, name),
-                    limit=format_quantity(limit, name),
-                    over=format_quantity(over, name),
+                    requested=format_resource(name, total),
+                    limit=format_resource(name, limit),
+                    over=format_resource(name, over),
                 )
         entry["exceeded"] = any(r["over"] for r in entry["resources"])
     if refusal:
@@ -135,10 +136,10 @@ def check_quota(
 
 
 def _formatted(usage: Mapping[str, Fraction]) -> dict[str, str]:
-    return {name: format_quantity(amount, name) for name, amount in sorted(usage.items())}
+    return {name: format_resource(name, amount) for name, amount in sorted(usage.items())}
 
 
 def _signed(amount: Fraction, name: str) -> str:
     if amount < 0:
-        return "-" + format_quantity(-amount, name)
-    return "+" + format_quantity(amount, name)
+        return "-" + format_resource(name, -amount)
+    return "+" + format_resource(name, amount)

@@ -6,9 +6,11 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from kubesyntax.fieldpaths import join
+from kubesyntax.quantities import QuantityError, milli_units, quantity_amount, whole_units
+
 from .errors import InputError
-from .parsing import get_int, get_list, get_str, join, require_map
-from .quantity import QuantityError, milli_units, parse_quantity, whole_units
+from .parsing import get_int, get_list, get_str, require_map
 
 # Kubernetes' default pod limit per node; Karmada gives every modelled node this pod capacity.
 PODS_PER_MODEL_NODE = 110
@@ -34,7 +36,7 @@ def parse_resource_models(data: Any, path: str) -> tuple[ResourceModel, ...]:
             entry = require_map(entry, entry_path)
             name = get_str(entry.get("name"), join(entry_path, "name"))
             try:
-                minimums[name] = parse_quantity(entry.get("min", 0))
+                minimums[name] = quantity_amount(entry.get("min", 0))
             except QuantityError as exc:
                 raise InputError(join(entry_path, "min"), str(exc)) from None
         models.append(

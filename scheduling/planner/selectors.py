@@ -2,110 +2,35 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from kubesyntax.fieldpaths import join
+from kubesyntax.selectors import LABEL_OPERATORS, NODE_OPERATORS, Expression
+
 from .messages import Reason
-from .parsing import get_list, get_map, get_str, get_str_list, get_str_map, join, require_map
+from .parsing import get_list, get_map, get_str, get_str_list, get_str_map, require_map
 
 if TYPE_CHECKING:
     from .model import ClusterSnapshot
 
-_NAME = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$")
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-LABEL_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
-NODE_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 FIELD_KEYS = ("provider", "region", "zone")
 
 
-def label_key_error(key: str) -> str | None:
-    """Why ``key`` is not a valid qualified label key, or None."""
-    prefix, _, name = key.rpartition("/")
-    if "/" in key and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix)):
-        return f"invalid label key prefix {prefix!r}"
-    if not name:
-        return "label key must not be empty"
-    if len(name) > 63 or not _NAME.match(name):
-        return f"invalid label key {key!r}"
-    return None
+def _expression(data: Any, path: str) -> Expression:
+    """One matchExpressions entry: key, operator and values."""
+    data = require_map(data, path)
+    return Expression(
+        key=get_str(data.get("key"), join(path, "key")),
+        operator=get_str(data.get("operator"), join(path, "operator")),
+        values=get_str_list(data.get("values"), join(path, "values")),
+    )
 
 
-def label_value_error(value: str) -> str | None:
-    """Why ``value`` is not a valid label value, or None."""
-    if value and (len(value) > 63 or not _NAME.match(value)):
-        return f"invalid label value {value!r}"
-    return None
-
-
-@dataclass(frozen=True)
-class Requirement:
-    """One selector requirement: key, operator and values."""
-
-    key: str
-    operator: str
-    values: tuple[str, ...] = ()
-
-    def __str__(self) -> str:
-        if self.operator in ("Exists", "DoesNotExist"):
-            return f"{self.key} {self.operator}"
-        return f"{self.key} {self.operator} ({', '.join(self.values)})"
-
-    def error(self, operators: tuple[str, ...]) -> str | None:
-        """Why this requirement cannot be turned into a selector (Kubernetes NewRequirement), or None."""
-        key_error = label_key_error(self.key)
-        if key_error:
-            return key_error
-        if self.operator not in operators:
-            return f"{self.operator!r} is not a valid operator"
-        if self.operator in ("In", "NotIn") and not self.values:
-            return f"{self.key}: values must be non-empty for {self.operator}"
-        if self.operator in ("Exists", "DoesNotExist") and self.values:
-            return f"{self.key}: values must be empty for {self.operator}"
-        if self.operator in ("Gt", "Lt"):
-            if len(self.values) != 1 or not re.fullmatch(r"[+-]?\d+", self.values[0]):
-                return f"{self.key}: {self.operator} needs exactly one integer value"
-            return None
-        for value in self.values:
-            value_error = label_value_error(value)
-            if value_error:
-                return value_error
-        return None
-
-    def matches(self, labels: dict[str, str]) -> bool:
-        """Kubernetes labels.Requirement.Matches (the requirement is assumed valid)."""
-        op = self.operator
-        if op == "In":
-            return self.key in labels and labels[self.key] in self.values
-        if op == "NotIn":
-            return self.key not in labels or labels[self.key] not in self.values
-        if op == "Exists":
-            return self.key in labels
-        if op == "DoesNotExist":
-            return self.key not in labels
-        if self.key not in labels:
-            return False
-        try:
-            have = int(labels[self.key])
-        except ValueError:
-            return False
-        want = int(self.values[0])
-        return have > want if op == "Gt" else have < want
-
-    @classmethod
-    def from_dict(cls, data: Any, path: str) -> Requirement:
-        data = require_map(data, path)
-        return cls(
-            key=get_str(data.get("key"), join(path, "key")),
-            operator=get_str(data.get("operator"), join(path, "operator")),
-            values=get_str_list(data.get("values"), join(path, "values")),
-        )
-
-
-def _requirements(data: Any, path: str) -> tuple[Requirement, ...]:
+def _requirements(data: Any, path: str) -> tuple[Expression, ...]:
     items = get_list(data, path) or []
-    return tuple(Requirement.from_dict(item, join(path, i)) for i, item in enumerate(items))
+    return tuple(_expression(item, join(path, i)) for i, item in enumerate(items))
 
 
 @dataclass(frozen=True)
@@ -113,11 +38,11 @@ class LabelSelector:
     """A metav1.LabelSelector: matchLabels and matchExpressions, ANDed."""
 
     match_labels: tuple[tuple[str, str], ...] = ()
-    match_expressions: tuple[Requirement, ...] = ()
+    match_expressions: tuple[Expression, ...] = ()
 
     @cached_property
-    def requirements(self) -> tuple[Requirement, ...]:
-        labels = tuple(Requirement(key, "In", (value,)) for key, value in self.match_labels)
+    def requirements(self) -> tuple[Expression, ...]:
+        labels = tuple(Expression(key, "In", (value,)) for key, value in self.match_labels)
         return labels + self.match_expressions
 
     @cached_property
@@ -174,22 +99,15 @@ class LabelSelector:
         if self.match_labels:
             result["matchLabels"] = dict(self.match_labels)
         if self.match_expressions:
-            result["matchExpressions"] = [_requirement_dict(r) for r in self.match_expressions]
+            result["matchExpressions"] = [r.as_dict() for r in self.match_expressions]
         return result
-
-
-def _requirement_dict(requirement: Requirement) -> dict[str, Any]:
-    result: dict[str, Any] = {"key": requirement.key, "operator": requirement.operator}
-    if requirement.values:
-        result["values"] = list(requirement.values)
-    return result
 
 
 @dataclass(frozen=True)
 class FieldSelector:
     """Karmada's cluster field selector over provider, region and zone."""
 
-    match_expressions: tuple[Requirement, ...] = ()
+    match_expressions: tuple[Expression, ...] = ()
 
     @classmethod
     def from_dict(cls, data: Any, path: str) -> FieldSelector | None:
@@ -199,7 +117,7 @@ class FieldSelector:
         return cls(_requirements(data.get("matchExpressions"), join(path, "matchExpressions")))
 
 
-def _zones_match(requirement: Requirement, zones: tuple[str, ...]) -> bool:
+def _zones_match(requirement: Expression, zones: tuple[str, ...]) -> bool:
     op = requirement.operator
     if op == "In":
         return any(zone in requirement.values for zone in zones)
@@ -306,8 +224,8 @@ class ClusterAffinity:
 class NodeSelectorTerm:
     """One term of a required node affinity: matchExpressions on labels, matchFields on metadata.name."""
 
-    match_expressions: tuple[Requirement, ...] = ()
-    match_fields: tuple[Requirement, ...] = ()
+    match_expressions: tuple[Expression, ...] = ()
+    match_fields: tuple[Expression, ...] = ()
 
     def matches(self, node_name: str, labels: dict[str, str]) -> bool:
         """Kubernetes semantics: an empty term matches nothing; invalid requirements match nothing."""

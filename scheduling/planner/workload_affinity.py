@@ -13,8 +13,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kubesyntax.fieldpaths import join
+
 from .messages import Reason
-from .parsing import get_map, get_str, join
+from .parsing import get_map, get_str
 
 AFFINITY_FILTER = "WorkloadAffinity"
 ANTI_AFFINITY_FILTER = "WorkloadAntiAffinity"

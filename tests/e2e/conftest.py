@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from clusters.collector import Clock, collect_cluster
-from clusters.joining import join_cluster
 from clusters.k8s import ClusterConnection
 from clusters.models import Cluster
+from clusters.services import join as join_cluster
 from membersim import ClusterSpec, Simulator
 from tests.support.members import eager_tasks, store_node_list
 

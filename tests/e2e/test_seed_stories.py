@@ -7,8 +7,8 @@ from datetime import timedelta
 from django.utils import timezone
 
 from clusters.collector import Clock
-from clusters.editing import add_taint
 from clusters.k8s import objects
+from clusters.services import add_taint
 from scheduling.controllers import rescheduling
 from scheduling.karmada import names
 from scheduling.models import Event, ResourceBinding
@@ -203,7 +203,7 @@ def test_a_no_execute_taint_moves_replicas_gracefully(fleet):
     apply_yaml(web + "---" + policy("nginx", DIVIDED_NGINX))
     before = replicas(fleet, "nginx")
     assert set(before) == {"beijing", "shanghai"} and sum(before.values()) == 4
-    add_taint(fleet.cluster("shanghai").pk, "maintenance", "", "NoExecute")
+    add_taint(fleet.cluster("shanghai"), "maintenance", "", "NoExecute")
     converge(rounds=1)
     binding = ResourceBinding.objects.get(name="nginx-deployment")
     assert binding.target_replicas() == {"beijing": 4}
@@ -220,7 +220,7 @@ def test_a_directly_purged_eviction_removes_the_old_copy_at_once(fleet):
     web = NGINX.replace("replicas: 2", "replicas: 4")
     extra = "  failover: {cluster: {purgeMode: Directly}}\n"
     apply_yaml(web + "---" + policy("nginx", DIVIDED_NGINX, extra=extra))
-    add_taint(fleet.cluster("shanghai").pk, "maintenance", "", "NoExecute")
+    add_taint(fleet.cluster("shanghai"), "maintenance", "", "NoExecute")
     converge(rounds=1)
     assert replicas(fleet, "nginx") == {"beijing": 4}
 
@@ -233,7 +233,7 @@ def test_a_tolerated_no_execute_taint_evicts_only_after_toleration_seconds(fleet
     clusterTolerations: [{key: maintenance, operator: Exists, effect: NoExecute, tolerationSeconds: 60}]"""
     )
     apply_yaml(NGINX.replace("replicas: 2", "replicas: 4") + "---" + policy("nginx", placement, extra=extra))
-    add_taint(fleet.cluster("shanghai").pk, "maintenance", "", "NoExecute")
+    add_taint(fleet.cluster("shanghai"), "maintenance", "", "NoExecute")
     converge(rounds=1)
     assert "shanghai" in ResourceBinding.objects.get().target_replicas()
     from scheduling.controllers import failover

@@ -6,8 +6,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from clusters.joining import JoinError, connection_from_kubeconfig, join_cluster
-from clusters.labels import LabelSyntaxError, parse_assignment
+from clusters import services
+from clusters.joining import JoinError, connection_from_kubeconfig
+from kubesyntax.labels import LabelSyntaxError, parse_assignment
 
 
 class Command(BaseCommand):
@@ -45,7 +46,7 @@ class Command(BaseCommand):
             conn = connection_from_kubeconfig(
                 text, options["context"], base_dir=str(path.parent.resolve()), files=True
             )
-            cluster, seen, created = join_cluster(
+            cluster, seen, created = services.join(
                 options["name"],
                 conn,
                 labels=labels,

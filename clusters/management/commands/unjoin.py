@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from clusters.joining import JoinError, unjoin_cluster
+from clusters import services
+from clusters.joining import JoinError
 from clusters.models import Cluster
 
 
@@ -24,7 +25,7 @@ class Command(BaseCommand):
         if cluster is None:
             raise CommandError(f"no cluster named {options['name']}")
         try:
-            deleted = unjoin_cluster(cluster, delete_resources=options["delete_resources"])
+            deleted = services.unjoin(cluster, delete_resources=options["delete_resources"])
         except JoinError as exc:
             raise CommandError(f"{options['name']}: {exc.message}") from exc
         self.stdout.write(

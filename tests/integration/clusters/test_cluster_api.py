@@ -5,6 +5,7 @@ import yaml
 
 from clusters.models import Cluster
 from membersim import ClusterSpec
+from tests.support.api import problems
 
 pytestmark = pytest.mark.django_db
 
@@ -60,7 +61,7 @@ def test_a_bad_join_is_a_400_naming_the_field(admin_api, sim, change, field, rea
     body = {"name": "beijing", "kubeconfig": kubeconfig_text(sim), "context": "beijing", **change}
     response = admin_api.post("/api/v1/clusters/", body, format="json")
     assert response.status_code == 400
-    assert reason in response.json()[field][0]
+    assert reason in problems(response)[field][0]
     assert not Cluster.objects.exists()
 
 
@@ -71,7 +72,7 @@ def test_an_unreachable_cluster_is_a_400_on_the_kubeconfig(admin_api, sim):
         "/api/v1/clusters/", {"name": "beijing", "kubeconfig": text, "context": "beijing"}
     )
     assert response.status_code == 400
-    assert "Cannot connect" in response.json()["kubeconfig"][0]
+    assert "Cannot connect" in problems(response)["kubeconfig"][0]
 
 
 def test_a_pasted_kubeconfig_cannot_read_server_files(admin_api, sim):
@@ -79,7 +80,7 @@ def test_a_pasted_kubeconfig_cannot_read_server_files(admin_api, sim):
     config["users"][0]["user"] = {"tokenFile": "/etc/passwd"}
     response = admin_api.post("/api/v1/clusters/", {"name": "beijing", "kubeconfig": yaml.safe_dump(config)})
     assert response.status_code == 400
-    assert "refers to a file" in response.json()["kubeconfig"][0]
+    assert "refers to a file" in problems(response)["kubeconfig"][0]
 
 
 def test_only_admins_join_and_operators_edit_labels(api_as, viewer, operator, admin_api, sim):
@@ -100,7 +101,7 @@ def test_the_list_filters_by_a_label_selector_and_reports_bad_ones(admin_api, si
     assert names(admin_api, "") == ["beijing", "shanghai"]
     response = admin_api.get("/api/v1/clusters/", {"selector": "env in (a=b)"})
     assert response.status_code == 400
-    assert "expected a value, ',' or ')', found '=' (at character 10)" in response.json()["selector"][0]
+    assert "expected a value, ',' or ')', found '=' (at character 10)" in problems(response)["selector"][0]
 
 
 def test_replacing_labels_with_a_stale_version_is_a_409_and_changes_nothing(admin_api, sim):
@@ -120,7 +121,7 @@ def test_bad_label_syntax_is_a_400_with_the_reason(admin_api, sim):
     join(admin_api, sim, "beijing")
     response = admin_api.patch("/api/v1/clusters/beijing/labels/", {"set": {"Bad Key": "x"}}, format="json")
     assert response.status_code == 400
-    assert "letters, digits" in response.json()["labels"][0]
+    assert "letters, digits" in problems(response)["labels"][0]
 
 
 def test_bulk_label_edit_changes_every_selected_cluster_and_keeps_their_other_labels(admin_api, sim):
@@ -139,7 +140,7 @@ def test_bulk_label_edit_changes_every_selected_cluster_and_keeps_their_other_la
     }
     body = {"clusters": ["nowhere"], "set": {"a": "b"}}
     missing = admin_api.post("/api/v1/clusters/labels/", body, format="json")
-    assert missing.status_code == 400 and "nowhere" in missing.json()["clusters"][0]
+    assert missing.status_code == 400 and "nowhere" in problems(missing)["clusters"][0]
 
 
 def test_taints_are_added_and_removed_and_cordon_is_a_noschedule_taint(admin_api, sim):
@@ -152,7 +153,7 @@ def test_taints_are_added_and_removed_and_cordon_is_a_noschedule_taint(admin_api
     soft = admin_api.post(url, {"key": "spot", "effect": "PreferNoSchedule"}, format="json")
     assert "timeAdded" not in soft.json()["taints"][1]
     bad = admin_api.post(url, {"key": "x", "effect": "Sometimes"}, format="json")
-    assert bad.status_code == 400 and "effect" in bad.json()
+    assert bad.status_code == 400 and "effect" in problems(bad)
     cordoned = admin_api.post("/api/v1/clusters/beijing/cordon/").json()["taints"]
     assert {"key": "cluster.karmada.io/unschedulable", "value": "", "effect": "NoSchedule"} in cordoned
     admin_api.post("/api/v1/clusters/beijing/uncordon/")

@@ -4,6 +4,7 @@ import pytest
 from django.urls import reverse
 
 from clusters.models import Cluster, LabelConvention
+from tests.support.api import problems
 
 pytestmark = pytest.mark.django_db
 
@@ -97,7 +98,7 @@ def test_conventions_api_validates_fields(api_as, operator):
         "/api/v1/conventions/", {"key": "Bad Key", "allowed_values": ["ok", "not ok"]}, format="json"
     )
     assert bad.status_code == 400
-    assert "key" in bad.json() and "allowed_values" in bad.json()
+    assert "key" in problems(bad) and "allowed_values" in problems(bad)
     good = api.post(
         "/api/v1/conventions/", {"key": "team/owner", "allowed_values": ["payments"]}, format="json"
     )

@@ -122,9 +122,9 @@ def test_clusters_without_a_recent_probe_become_unknown_with_the_unreachable_tai
 
 
 def test_collection_keeps_user_taints_and_changes_nothing_when_nothing_changed(beijing):
-    from clusters.editing import cordon
+    from clusters.services import cordon
 
-    cordon(cluster().pk)
+    cordon(cluster())
     version = cluster().resource_version
     collect_cluster(cluster().pk)
     collect_cluster(cluster().pk)

@@ -78,11 +78,19 @@ def test_applying_the_reviewed_policy_runs_seven_and_three_replicas_and_audits_t
     assert ResourceBinding.objects.get().target_replicas() == {"beijing": 7, "shanghai": 3}
     assert (replicas_in(members["beijing"]), replicas_in(members["shanghai"])) == (7, 3)
     assert replicas_in(members["guangzhou"]) is None
-    entry = AuditEntry.objects.get(action="policy:placement")
+    entry = AuditEntry.objects.get(object_kind="PropagationPolicy")  # one entry for the one apply
+    assert (entry.action, entry.object_name) == ("apply:created", "shop-split")
+    assert entry.username == "otto-operator"
     assert entry.placement_delta == {
         "beijing": {"before": 0, "after": 7},
         "shanghai": {"before": 0, "after": 3},
     }
+    assert entry.changes['placement["Deployment default/shop"]'] == {
+        "before": {},
+        "after": {"beijing": 7, "shanghai": 3},
+    }
+    placement = entry.changes["spec"]["after"]["placement"]
+    assert placement["replicaScheduling"]["replicaSchedulingType"] == "Divided"
     assert not PolicyDraft.objects.exists()
 
 

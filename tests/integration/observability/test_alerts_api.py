@@ -5,6 +5,7 @@ import pytest
 from clusters.models import ReadyState
 from observability import engine
 from observability.models import Receiver, Silence
+from tests.support.api import problems
 
 
 @pytest.mark.django_db
@@ -18,7 +19,7 @@ def test_alerts_are_listed_and_filtered_by_state(api_as, viewer, settings, make_
     assert [a["labels"]["member_cluster"] for a in firing["results"]] == ["beijing"]
     assert client.get("/api/v1/alerts/", {"state": "resolved"}).json()["results"] == []
     bad = client.get("/api/v1/alerts/", {"state": "burning"})
-    assert bad.status_code == 400 and "state" in bad.json()
+    assert bad.status_code == 400 and "state" in problems(bad)
 
 
 @pytest.mark.django_db
@@ -50,7 +51,7 @@ def test_an_operator_creates_and_expires_a_silence_through_the_api(api_as, opera
 def test_a_bad_silence_is_a_400_naming_the_field(api_as, operator, payload, field):
     response = api_as(operator).post("/api/v1/silences/", payload, format="json")
     assert response.status_code == 400
-    assert field in response.json()
+    assert field in problems(response)
     assert not Silence.objects.exists()
 
 
@@ -65,7 +66,7 @@ def test_only_admins_see_and_change_receivers(api_as, admin_user, operator):
     )
     assert created.status_code == 201, created.json()
     bad = client.patch(f"/api/v1/alert-receivers/{created.json()['id']}/", {"kind": "email"}, format="json")
-    assert bad.status_code == 400 and "emails" in bad.json()
+    assert bad.status_code == 400 and "emails" in problems(bad)
     good = client.patch(
         f"/api/v1/alert-receivers/{created.json()['id']}/",
         {"kind": "email", "emails": ["a@example.com"]},
@@ -80,4 +81,4 @@ def test_a_receiver_without_a_usable_url_is_a_400(api_as, admin_user):
     response = api_as(admin_user).post(
         "/api/v1/alert-receivers/", {"name": "ops", "kind": "webhook", "url": ""}, format="json"
     )
-    assert response.status_code == 400 and "url" in response.json()
+    assert response.status_code == 400 and "url" in problems(response)

@@ -8,6 +8,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from rest_framework.test import APIClient
 
+from tests.support.api import problems
+
 URL = "/api/v1/alert-rules/"
 
 
@@ -31,7 +33,7 @@ def test_a_viewer_downloads_the_rules_file_and_the_prometheusrule(api_as, viewer
 def test_an_unknown_format_is_a_400_naming_the_field(api_as, viewer):
     response = api_as(viewer).get(URL, {"format": "json"})
     assert response.status_code == 400
-    assert "format" in response.json()
+    assert "format" in problems(response)
 
 
 @pytest.mark.django_db
@@ -48,7 +50,7 @@ def test_the_command_prints_the_same_yaml_as_the_api():
 @pytest.mark.django_db
 def test_a_namespace_that_is_not_a_dns_label_is_refused_by_the_api_and_the_command(api_as, viewer):
     response = api_as(viewer).get(URL, {"format": "prometheusrule", "namespace": "Ops Team"})
-    assert response.status_code == 400 and "namespace" in response.json()
+    assert response.status_code == 400 and "namespace" in problems(response)
     with pytest.raises(CommandError, match="not a Kubernetes namespace"):
         call_command("export_rules", "--format", "prometheusrule", "--namespace", "Ops Team")
 

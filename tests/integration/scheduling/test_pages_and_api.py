@@ -155,3 +155,28 @@ def test_deleting_a_workload_through_the_api_removes_its_member_copies(api_as, v
     assert member_object(Cluster.objects.get(name="cluster-01"), "apps/v1", "Deployment", "shop") is None
     assert AuditEntry.objects.filter(action="delete", object_name="shop", username=operator.username).exists()
     assert api_as(operator).delete(url).status_code == 404
+
+
+def test_the_api_lists_make_as_many_queries_for_many_rows_as_for_few(api_as, viewer, operator, propagated):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client = api_as(viewer)
+    urls = ("/api/v1/workloads/", "/api/v1/policies/", "/api/v1/audit/")
+
+    def counts() -> list[int]:
+        found = []
+        for url in urls:
+            with CaptureQueriesContext(connection) as queries:
+                assert client.get(url).status_code == 200
+            found.append(len(queries))
+        return found
+
+    counts()  # the first request also reads the user's roles
+    few = counts()
+    maps = "\n---\n".join(
+        f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: settings-{i}, namespace: default}}\n"
+        for i in range(20)
+    )
+    apply_yaml(maps, user=operator)
+    assert counts() == few

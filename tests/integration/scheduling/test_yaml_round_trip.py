@@ -278,7 +278,9 @@ def test_the_api_applies_yaml_for_operators_and_refuses_viewers(api_as, operator
         "/api/v1/apply/", {"yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {}"}, format="json"
     )
     assert bad.status_code == 400
-    assert bad.json() == {"document": 0, "field": "metadata.name", "reason": bad.json()["reason"]}
+    body = bad.json()
+    assert (body["code"], body["document"], body["field"]) == ("invalid", 0, "metadata.name")
+    assert body["errors"] == [{"document": 0, "field": "metadata.name", "reason": body["reason"]}]
     exported = api_as(viewer).get("/api/v1/export/")
     assert exported.status_code == 200 and exported["Content-Type"].startswith("application/yaml")
     assert "kind: PropagationPolicy" in exported.content.decode()

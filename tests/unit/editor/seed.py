@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import copy
 
-from scheduling.planner import ClusterSnapshot, ResourceSummary, Taint, parse_quantity
+from kubesyntax.quantities import quantity_amount
+from scheduling.planner import ClusterSnapshot, ResourceSummary, Taint
 
 
 def summary(cpu: str, pods: int = 110) -> ResourceSummary:
-    return ResourceSummary(allocatable={"cpu": parse_quantity(cpu), "pods": parse_quantity(str(pods))})
+    return ResourceSummary(allocatable={"cpu": quantity_amount(cpu), "pods": quantity_amount(str(pods))})
 
 
 FLEET = (

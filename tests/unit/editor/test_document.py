@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scheduling.editor.document import YamlError, dump_yaml, line_of, parse_yaml, split_path
+from scheduling.editor.document import YamlError, dump_yaml, line_of, parse_yaml
 
 TEXT = """apiVersion: policy.karmada.io/v1alpha1
 kind: PropagationPolicy
@@ -17,16 +17,6 @@ spec:
       minGroups: 3
       maxGroups: 1
 """
-
-
-def test_a_field_path_splits_into_keys_and_indexes():
-    assert split_path("spec.placement.spreadConstraints[0].maxGroups") == [
-        "spec",
-        "placement",
-        "spreadConstraints",
-        0,
-        "maxGroups",
-    ]
 
 
 @pytest.mark.parametrize(

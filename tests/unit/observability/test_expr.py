@@ -82,6 +82,16 @@ def test_a_bad_duration_names_the_variable(monkeypatch):
         env_duration("SOME_FOR", "1m")
 
 
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [("300", "a number without a unit"), ("-5m", "whole number of seconds, 0 or more"), ("1.5s", "whole")],
+)
+def test_a_duration_setting_is_a_go_duration_of_whole_seconds(monkeypatch, text, reason):
+    monkeypatch.setenv("SOME_FOR", text)
+    with pytest.raises(ImproperlyConfigured, match=reason):
+        env_duration("SOME_FOR", "1m")
+
+
 def test_an_email_url_becomes_django_settings():
     assert email_url_parts("EMAIL_URL", "smtp://ops%40x.cn:p%2Fw@mail.x.cn?tls=1") == (
         "mail.x.cn",

@@ -8,6 +8,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from kubesyntax.quantities import quantity_amount
 from scheduling.karmada.priority import in_queue_order
 from scheduling.planner import (
     Binding,
@@ -21,7 +22,6 @@ from scheduling.planner import (
     add_usage,
     affinity_groups,
     binding_usage,
-    parse_quantity,
     parse_resources,
     plan,
     validate_placement,
@@ -147,7 +147,7 @@ def _usage(entry: dict[str, Any] | None) -> dict[str, Fraction]:
 
 def _same_quantities(actual: dict[str, Fraction], expected: dict[str, str]) -> bool:
     return set(actual) == set(expected) and all(
-        actual[name] == parse_quantity(value) for name, value in expected.items()
+        actual[name] == quantity_amount(value) for name, value in expected.items()
     )
 
 

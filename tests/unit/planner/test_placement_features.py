@@ -5,6 +5,7 @@ from fractions import Fraction
 
 import pytest
 
+from kubesyntax.quantities import quantity_amount
 from scheduling.planner import (
     QUOTA_EXCEEDED,
     Binding,
@@ -44,13 +45,11 @@ def cluster(name, labels=None):
 
 
 def quota(cpu, used_cpu, memory="100Gi", used_memory="0"):
-    from scheduling.planner import parse_quantity
-
     return QuotaSnapshot(
         namespace="shop",
         name="team",
-        overall={"cpu": parse_quantity(cpu), "memory": parse_quantity(memory)},
-        used={"cpu": parse_quantity(used_cpu), "memory": parse_quantity(used_memory)},
+        overall={"cpu": quantity_amount(cpu), "memory": quantity_amount(memory)},
+        used={"cpu": quantity_amount(used_cpu), "memory": quantity_amount(used_memory)},
     )
 
 

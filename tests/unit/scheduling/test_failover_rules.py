@@ -4,7 +4,6 @@ from datetime import UTC, datetime
 
 from scheduling.controllers.failover import conditions_hold, eviction_time
 from scheduling.controllers.rescheduling import Heat, replicas_to_shed
-from scheduling.karmada.webhooks import parse_duration
 from scheduling.planner import Toleration
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
@@ -51,10 +50,3 @@ def test_just_enough_replicas_are_shed_to_get_strictly_under_the_threshold():
     assert replicas_to_shed(Heat(usage=32000, allocatable=40000), 80, 3000, 10) == 1  # at the threshold
     assert replicas_to_shed(Heat(usage=20000, allocatable=40000), 80, 3000, 10) == 0
     assert replicas_to_shed(hot, 10, 3000, 4) == 4  # never more than the cluster runs
-
-
-def test_go_durations_parse_into_seconds():
-    assert parse_duration("5m") == 300
-    assert parse_duration("1h30m") == 5400
-    assert parse_duration("90s") == 90
-    assert parse_duration("soon") is None and parse_duration("") is None

@@ -241,6 +241,6 @@ def test_the_deprecated_top_level_overriders_count_as_one_rule():
 
 def test_a_patch_to_a_missing_path_is_an_error_with_the_path():
     with pytest.raises(OverrideError, match="/spec/nothing"):
-        patch({"spec": {}}, "replace", "/spec/nothing", 1)
+        patch({"spec": {}}, [{"op": "replace", "path": "/spec/nothing", "value": 1}])
     with pytest.raises(OverrideError, match="not a JSON pointer"):
-        patch({}, "add", "spec", 1)
+        patch({}, [{"op": "add", "path": "spec", "value": 1}])

@@ -1,4 +1,4 @@
-"""The selector parser agrees with Kubernetes' own test tables (k8s.io/apimachinery/pkg/labels).
+"""kubesyntax's selector parser agrees with Kubernetes' own test tables (k8s.io/apimachinery/pkg/labels).
 
 The cases below are transcribed as data from selector_test.go (TestSelectorParse, TestSelectorMatches,
 TestSetSelectorParser): each input with whether Kubernetes accepts it and, where the table says, the
@@ -7,17 +7,17 @@ requirements it parses to or whether it matches a label set.
 
 import pytest
 
-from clusters.selectors import (
+from kubesyntax.selector_text import parse_selector
+from kubesyntax.selectors import (
+    DOES_NOT_EXIST,
     EQUALS,
     EXISTS,
     GT,
     IN,
     LT,
     NOT_EQUALS,
-    NOT_EXISTS,
     NOT_IN,
     SelectorError,
-    parse_selector,
 )
 
 # TestSelectorParse: accepted, and printed back as the input without spaces.
@@ -81,7 +81,7 @@ PARSES_TO = [
     ("x notin (, a)", [("x", NOT_IN, ("", "a"))]),
     ("a ", [("a", EXISTS, ())]),
     ("a in (x,y,notin, z,in)", [("a", IN, ("in", "notin", "x", "y", "z"))]),
-    ("!x", [("x", NOT_EXISTS, ())]),
+    ("!x", [("x", DOES_NOT_EXIST, ())]),
 ]
 
 # TestSelectorMatches: (selector, labels, matches).

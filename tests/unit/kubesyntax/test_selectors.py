@@ -4,7 +4,9 @@ import re
 
 import pytest
 
-from clusters.selectors import SelectorError, parse_selector, selector_from_map, to_selector
+from kubesyntax.selector_maps import as_label_selector, selector_from_map, to_selector
+from kubesyntax.selector_text import parse_selector
+from kubesyntax.selectors import SelectorError
 
 PROD_NORTH = {"env": "prod", "location/region": "cn-north", "tier": "3"}
 DEV = {"env": "dev"}
@@ -83,8 +85,8 @@ def test_the_map_form_parses_and_converts_both_ways():
     }
     selector = selector_from_map(data)
     assert selector.matches(PROD_NORTH) and not selector.matches(DEV)
-    assert to_selector(selector.as_label_selector()) == selector
-    assert parse_selector("env!=dev").as_label_selector() == {
+    assert to_selector(as_label_selector(selector)) == selector
+    assert as_label_selector(parse_selector("env!=dev")) == {
         "matchExpressions": [{"key": "env", "operator": "NotIn", "values": ["dev"]}]
     }
 

@@ -1,0 +1,1 @@
+"""Kubernetes syntax, one implementation of each, pure: stdlib only, importable without Django."""
