@@ -22,6 +22,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from rest_framework.views import set_rollback
 
 from core.errors import Conflict, FieldError, field_path
+from core.throttles import AnonymousRateThrottle
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +108,13 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, DjangoValidationError):
         detail = exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
         return Response(body("invalid", flatten(detail)), status=status.HTTP_400_BAD_REQUEST)
+    if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
+        # DRF checks throttles only after authentication and permissions have passed, so refused
+        # anonymous calls (guessed tokens among them) are counted here against the anonymous rate.
+        throttle = AnonymousRateThrottle()
+        request, view = context.get("request"), context.get("view")
+        if request is not None and not throttle.allow_request(request, view):
+            exc = exceptions.Throttled(throttle.wait())
     response = drf_exception_handler(exc, context)
     if response is None:
         return None

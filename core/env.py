@@ -120,3 +120,18 @@ def email_url_parts(name: str, url: str) -> tuple[str, int, str, str, bool, bool
         use_tls,
         use_ssl,
     )
+
+
+RATE_PERIODS = {"s": "s", "sec": "s", "m": "m", "min": "m", "h": "h", "hour": "h", "d": "d", "day": "d"}
+
+
+def env_rate(name: str, default: str) -> str:
+    """A request rate such as 60/min, 10/s, 1000/h or 5000/day, as DRF's throttles read it."""
+    raw = os.environ.get(name)
+    text = default if raw is None or raw.strip() == "" else raw.strip()
+    count, _, period = text.partition("/")
+    if not count.isdigit() or int(count) < 1 or period not in RATE_PERIODS:
+        raise ImproperlyConfigured(
+            f"{name}={text!r}: expected a rate such as 60/min, 10/s, 1000/h or 5000/day"
+        )
+    return f"{int(count)}/{RATE_PERIODS[period]}"

@@ -131,6 +131,17 @@ def join_demo_clusters(kubeconfig: Path, stdout) -> None:
         )
 
 
+def ctl_hint(kubeconfig: Path) -> str:
+    """The `membersim ctl` command line for this demo: membersim finds var/demo/kubeconfig by itself
+    when run from the directory above var/, and is told where it is otherwise."""
+    try:
+        default = kubeconfig.resolve() == (Path.cwd() / "var" / "demo" / "kubeconfig").resolve()
+    except OSError:
+        default = False
+    prefix = "" if default else f"MEMBERSIM_KUBECONFIG={kubeconfig} "
+    return f"{prefix}python -m membersim ctl"
+
+
 def seed_demo_workload(stdout) -> None:
     """Apply the shop Deployment once, so the policy editor has a workload to place from the start."""
     from scheduling.models import ResourceTemplate
@@ -202,7 +213,8 @@ def run(stdout, port: int) -> int:
             "web", [python, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload", "--skip-checks"]
         )
         stdout.write(f"\nkarmada-ui is running on http://127.0.0.1:{port}/  (Ctrl-C stops everything)")
-        stdout.write(f"Member clusters: kubectl --kubeconfig {kubeconfig} --context beijing get nodes\n")
+        stdout.write(f"Member clusters: kubectl --kubeconfig {kubeconfig} --context beijing get nodes")
+        stdout.write(f"Faults: {ctl_hint(kubeconfig)} beijing down   (and: up, slow 3, errors, refuse)\n")
         while not stop["requested"]:
             exited = supervisor.first_exited()
             if exited:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import importlib.util
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
@@ -16,6 +18,7 @@ from core.env import (
     env_float,
     env_int,
     env_list,
+    env_rate,
     env_str,
     local_secret,
 )
@@ -30,6 +33,10 @@ if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured("SECRET_KEY (or SECRET_KEY_FILE) is required when DJANGO_DEBUG=0")
     SECRET_KEY = local_secret(VAR_DIR / "secret_key")
+
+# How many proxies in front add themselves to X-Forwarded-For: the client address for lockouts and
+# throttles is read that many hops from the right (0: the direct peer).
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0, minimum=0)
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
@@ -48,6 +55,8 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_htmx",
     "django_celery_results",
+    "csp",
+    "axes",
     "karmada_ui",
     "core",
     "metrics",
@@ -59,6 +68,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -69,6 +79,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a lockout flagged during sign-in into its response
 ]
 
 ROOT_URLCONF = "karmada_ui.urls"
@@ -110,6 +121,11 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+# The lockout backend goes first: it refuses a locked-out user or address before any password check.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -139,9 +155,6 @@ STORAGES = {
     },
 }
 
-SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
-CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
-
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
@@ -152,6 +165,12 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "core.pagination.StrictLimitOffsetPagination",
     "PAGE_SIZE": 100,
     "EXCEPTION_HANDLER": "core.api_errors.exception_handler",
+    # Rates live in API_THROTTLE_RATES below; these classes read them on every request.
+    "DEFAULT_THROTTLE_CLASSES": [
+        "core.throttles.AnonymousRateThrottle",
+        "core.throttles.UserRateThrottle",
+    ],
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "karmada-ui API",
@@ -255,8 +274,64 @@ LOGGING = {
     "loggers": {"django.server": {"level": "WARNING"}},
 }
 
-if not DEBUG:
-    SECURE_CONTENT_TYPE_NOSNIFF = True
-    SECURE_PROXY_SSL_HEADER = (
-        ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_TLS_PROXY", False) else None
-    )
+# Security headers on every response. The policy allows no inline script or style, no eval and no
+# plugins: pages keep their behaviour in static/js, bound by data attributes, and pass data to it with
+# json_script (tests/browser/test_every_page_under_csp.py walks every page and fails on a violation).
+# plotly.js creates empty <style> elements and fills them through the CSSOM, which the CSP does not
+# govern; the hash of the empty string admits exactly those, and no inline style with content.
+EMPTY_INLINE_STYLE = "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='"
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF, EMPTY_INLINE_STYLE],
+        "img-src": [SELF, "data:"],  # the empty favicon and Swagger UI's icons are data: URIs
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "frame-ancestors": [NONE],
+        "form-action": [SELF],
+    },
+}
+if csp_report_uri := env_str("CSP_REPORT_URI"):  # where browsers send violation reports, if anywhere
+    CONTENT_SECURITY_POLICY["DIRECTIVES"]["report-uri"] = [csp_report_uri]
+X_FRAME_OPTIONS = "DENY"
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+# Over TLS (DJANGO_DEBUG=0): browsers keep to HTTPS, and the session and CSRF cookies travel encrypted only.
+# BEHIND_TLS_PROXY=1 trusts X-Forwarded-Proto from the TLS-terminating proxy in front.
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_TLS_PROXY", False) else None
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31_536_000, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^metrics$"]  # probes and scrapers often speak plain HTTP inside
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
+# A session ends this long after sign-in (and, if asked, when the browser closes).
+SESSION_COOKIE_AGE = env_duration("SESSION_MAX_AGE", "12h")
+SESSION_EXPIRE_AT_BROWSER_CLOSE = env_bool("SESSION_EXPIRE_AT_BROWSER_CLOSE", False)
+
+# Failed sign-ins (login page and token endpoint) lock out the user name and, separately, the address.
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(seconds=env_duration("LOGIN_COOLOFF", "15m"))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+# A refused attempt during a lockout does not restart it, so the lockout ends when Retry-After says.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_LOCKOUT_CALLABLE = "karmada_ui.lockout.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "karmada_ui.lockout.client_address"
+AXES_VERBOSE = False
+
+# API throttles per caller: anonymous callers by address, signed-in and token callers by user; the token
+# endpoint by address (it is where passwords are guessed). Rates are N/s, N/min, N/h or N/day.
+API_THROTTLE_RATES = {
+    "anonymous": env_rate("API_THROTTLE_ANON", "60/min"),
+    "user": env_rate("API_THROTTLE_USER", "1200/min"),
+    "auth-token": env_rate("API_THROTTLE_AUTH_TOKEN", "10/min"),
+}
+# Throttle counters live in the default cache: set CACHE_URL (redis://…) so every web process shares them.
+CACHE_URL = env_str("CACHE_URL")
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
+    if CACHE_URL
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+}

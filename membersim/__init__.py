@@ -1,15 +1,17 @@
 """membersim: simulated Kubernetes member clusters that kubectl and the official client use unchanged.
 
-Each cluster is a real HTTP(S) API server (stdlib ``http.server``) speaking enough of the
-Kubernetes API for ``kubectl`` and the ``kubernetes`` Python client: discovery (legacy and
-aggregated), a minimal OpenAPI v3 (and v2 in protobuf, for kubectl 1.27), core/v1 namespaces,
-nodes, pods (with log and eviction), services, configmaps, secrets and events, apps/v1 deployments,
+Each cluster is a real HTTP(S) API server (stdlib ``http.server``) speaking enough of the Kubernetes
+API for ``kubectl`` and the ``kubernetes`` Python client: discovery (legacy and aggregated), a
+minimal OpenAPI v3 (and v2 in protobuf, for kubectl 1.27), core/v1 namespaces, nodes, pods (with
+logs, followed or not, and eviction), services, configmaps, secrets and events, apps/v1 deployments,
 replicasets, statefulsets and daemonsets, batch/v1 jobs, networking.k8s.io ServiceCIDRs (1.31+) and
-metrics.k8s.io/v1beta1. Verbs: list (selectors, limit/continue), get, watch (bookmarks, 410 when
-too old), create, replace, delete (cascading), deletecollection, JSON / merge / strategic-merge /
-apply patches, dryRun, strict field validation and Table output; protobuf request bodies for the
-objects kubectl 1.32+ builds itself. A small controller turns workloads into pods, places them on
-nodes that fit and keeps workload status (including progress deadlines) up to date.
+metrics.k8s.io/v1beta1. Verbs: list (selectors, limit/continue), get, watch (bookmarks, 410 when too
+old), create, replace, delete (cascading), deletecollection, JSON / merge / strategic-merge / apply
+patches, dryRun, strict field validation and Table output; protobuf request bodies for the objects
+kubectl 1.32+ builds itself. Controllers split as kube-controller-manager's (``controllers/``) turn
+workloads into pods, place them on nodes that fit, run them on simulated kubelets that write
+container logs and record events, and keep workload status (including progress deadlines) up to
+date.
 
 Stable embedding API (tests and the demo rely on these names)::
 
@@ -22,9 +24,11 @@ Stable embedding API (tests and the demo rely on these names)::
         host="127.0.0.1", port=0, single_port=False, tls=False,
         anonymous=None,  # default: requests without a token are allowed over HTTP, refused (401) over TLS
         advertise_host=None,  # host put in endpoints/kubeconfig; default host (127.0.0.1 for 0.0.0.0)
+        strict_port=False,    # a taken port is replaced by a free one (see sim.moved) unless True
     )
     sim.start()                      # or: with Simulator([...]) as sim:
     sim.endpoint("beijing")          # "http://127.0.0.1:PORT" (".../clusters/beijing" with single_port)
+    sim.moved                        # {"beijing": (wanted port, port used)} for ports that were taken
     sim.token("beijing")             # bearer token; sim.token("beijing", role="viewer") is read-only
     sim.ca_pem()                     # PEM of the generated CA when tls=True, else None
     sim.write_kubeconfig(path)       # one context per cluster; also writes PATH.membersim.json for `ctl`
@@ -48,7 +52,9 @@ accepted unless ``anonymous=False``, because kubectl never sends kubeconfig cred
 
 Workloads: pods of a template annotated ``membersim.io/fail: CrashLoopBackOff`` (or ``ImagePullBackOff``,
 ``ErrImagePull``, ``Error``) report that failure and never become ready; ``Error`` fails pods whose
-restartPolicy is Never (so Jobs retry up to backoffLimit) and crash-loops the others.
+restartPolicy is Never (so Jobs retry up to backoffLimit) and crash-loops the others. A crash-looping
+container fails a second after each start and restarts with the kubelet's back-off (10 s doubling to
+5 min, or from ``membersim.io/backoff-seconds``), each run with its own log (``previous`` reads the last).
 
 The command line (``python -m membersim --help``) serves the same and adds ``ctl`` for faults.
 The dashboard never imports this package; it talks to the clusters over HTTP like to real ones.

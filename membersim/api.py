@@ -14,7 +14,7 @@ import yaml
 
 from membersim import errors, fields, meta, metrics, protobuf, validation
 from membersim import patch as patching
-from membersim.controller import qos_class
+from membersim.pods import qos_class
 from membersim.resources import (
     JOB,
     NAMESPACE,
@@ -242,25 +242,6 @@ def _sort_key(obj: dict[str, Any]) -> str:
     return f"{obj['metadata'].get('namespace', '')}/{obj['metadata']['name']}"
 
 
-def pod_log(cluster: Cluster, namespace: str, name: str, query: Query) -> str:
-    pod = get(cluster, POD, namespace, name)
-    containers = [c["name"] for c in pod["spec"].get("containers") or []]
-    container = query.get("container") or (containers[0] if containers else "")
-    if container not in containers:
-        raise errors.bad_request(f"container {container} is not valid for pod {name}")
-    started = (pod.get("status") or {}).get("startTime") or pod["metadata"].get("creationTimestamp")
-    lines = [
-        f"{started} {container} starting (image "
-        f"{next(c.get('image', '') for c in pod['spec']['containers'] if c['name'] == container)})",
-        f"{started} {container} scheduled on {pod['spec'].get('nodeName') or '<pending>'}",
-        f"{started} {container} ready to serve",
-    ]
-    tail = query.get("tailLines")
-    if tail.isdigit():
-        lines = lines[-int(tail) :] if int(tail) else []
-    return "".join(line + "\n" for line in lines)
-
-
 # ---------------------------------------------------------------- helpers for writes
 
 
@@ -363,7 +344,7 @@ def _initial_status(cluster: Cluster, resource: Resource, obj: dict[str, Any]) -
 def _finish_write(cluster: Cluster, resource: Resource, obj: dict[str, Any], dry_run: bool) -> dict[str, Any]:
     if dry_run:
         return obj
-    stored = cluster.store.put(resource, obj)
+    stored = cluster.store.put(resource, meta.shared(obj))
     if resource.plural in RECONCILE_KINDS:
         cluster.controller.reconcile()
     return stored
@@ -384,7 +365,7 @@ def _generate_name(cluster: Cluster, resource: Resource, namespace: str, metadat
 
 
 def create(cluster: Cluster, resource: Resource, namespace: str, body: Any, query: Query) -> dict[str, Any]:
-    obj = copy.deepcopy(_require_object(body))
+    obj = meta.interned_copy(_require_object(body))
     _check_kind(resource, obj)
     _check_fields(resource, obj, query)
     dry_run = query.dry_run
@@ -419,7 +400,7 @@ def create(cluster: Cluster, resource: Resource, namespace: str, body: Any, quer
         validation.validate(resource, obj)
         if cluster.store.get(resource, namespace, metadata["name"]) is not None:
             raise errors.already_exists(resource, metadata["name"])
-        cluster.new_object(resource, obj)
+        meta.stamp_new(resource, obj)
         _initial_status(cluster, resource, obj)
         if resource is SERVICE:
             _allocate_service(cluster, obj, None)
@@ -481,7 +462,7 @@ def _update(
         new = {**existing, "status": obj.get("status") or {}}
         new["metadata"] = {**existing["metadata"]}
     else:
-        new = copy.deepcopy(obj)
+        new = meta.interned_copy(obj)
         new["metadata"] = {**metadata}
         for fixed in ("uid", "creationTimestamp", "generation", "deletionTimestamp"):
             if fixed in existing["metadata"]:
@@ -679,9 +660,12 @@ def _apply(
         merged = patching.strategic_merge_patch(merged, config)
     except patching.PatchError as error:
         raise errors.bad_request(str(error)) from None
-    merged["metadata"]["resourceVersion"] = (config.get("metadata") or {}).get("resourceVersion") or existing[
-        "metadata"
-    ]["resourceVersion"]
+    # A new metadata dict: the merge shares what the config did not touch with the stored object.
+    sent_rv = (config.get("metadata") or {}).get("resourceVersion")
+    merged["metadata"] = {
+        **merged["metadata"],
+        "resourceVersion": sent_rv or existing["metadata"]["resourceVersion"],
+    }
     result = _update(cluster, resource, existing, merged, subresource, query.dry_run)
     if not query.dry_run:
         cluster.applied[key] = copy.deepcopy(config)
@@ -787,6 +771,13 @@ def delete(
             "metadata": {**gone["metadata"], "deletionTimestamp": meta.now()},
             "status": {"phase": "Terminating"},
         }
+    if resource in (POD, SERVICE):
+        # Their registries return the deleted object (ReturnDeletedObject), which clients decode as one.
+        grace = (options.get("gracePeriodSeconds") or 30) if resource is POD else None
+        metadata = {**gone["metadata"], "deletionTimestamp": meta.now()}
+        if grace is not None:
+            metadata["deletionGracePeriodSeconds"] = int(grace)
+        return {**gone, "metadata": metadata}
     return _success(resource, gone)
 
 

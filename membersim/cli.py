@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import ssl
 import sys
 import threading
 import urllib.error
 import urllib.request
+from pathlib import Path
 from typing import Any, NoReturn
 
 from membersim.server import CONTROL_PREFIX
 from membersim.simulator import ACTIONS, Simulator, control_file_for
 from membersim.spec import OPTION_HELP, SpecError, parse_cluster_option
 
+KUBECONFIG_ENV = "MEMBERSIM_KUBECONFIG"
+DEMO_KUBECONFIG = "var/demo/kubeconfig"
 USAGE_EPILOG = (
     OPTION_HELP
     + """
@@ -25,13 +29,14 @@ examples:
   kubectl --kubeconfig var/members.yaml --context beijing get nodes
 
 faults (while it runs):
-  python -m membersim ctl NAME ACTION [ARG] --kubeconfig PATH
+  python -m membersim ctl NAME ACTION [ARG] [--kubeconfig PATH]
   ACTION: down | refuse | up | slow SECONDS | errors [CODE] | load FACTOR
           | node-notready NODE | node-ready NODE
   down hangs every request (the connection stays open, no answer), refuse refuses connections
   (with --single-port: closes them unanswered), up heals down/refuse/slow/errors,
   slow delays every answer, errors answers 503 (or CODE) to everything, load scales metrics usage.
-  ctl reads PATH.membersim.json, written next to the kubeconfig with the control token.
+  ctl reads PATH.membersim.json, written next to the kubeconfig with the control token; without
+  --kubeconfig it uses $MEMBERSIM_KUBECONFIG, else var/demo/kubeconfig (the running demo's).
 """
 )
 
@@ -71,7 +76,11 @@ def _serve_parser() -> argparse.ArgumentParser:
         "--port",
         type=int,
         default=0,
-        help="first port (one port per cluster, consecutive); default: ephemeral",
+        help="first port (one port per cluster, consecutive); a port another program holds is replaced "
+        "by a free one, and said so; default: ephemeral",
+    )
+    parser.add_argument(
+        "--strict-port", action="store_true", help="fail instead of choosing another port when one is taken"
     )
     parser.add_argument(
         "--single-port", action="store_true", help="serve every cluster on one port under /clusters/NAME"
@@ -100,11 +109,17 @@ def _ctl_parser() -> argparse.ArgumentParser:
         nargs="*",
         help="SECONDS for slow, FACTOR for load, NODE for node-notready/node-ready, optional CODE for errors",
     )
-    parser.add_argument("--kubeconfig", required=True, metavar="PATH", help="the kubeconfig membersim wrote")
+    parser.add_argument(
+        "--kubeconfig",
+        metavar="PATH",
+        help=f"the kubeconfig membersim wrote (default: ${KUBECONFIG_ENV}, else {DEMO_KUBECONFIG}, "
+        "where the demo writes it)",
+    )
     return parser
 
 
 def serve(argv: list[str]) -> int:
+    """Serve until SIGINT or SIGTERM; returns only on a start-up error (a clean stop exits)."""
     options = _serve_parser().parse_args(argv)
     try:
         specs = [parse_cluster_option(text) for text in options.cluster]
@@ -117,6 +132,7 @@ def serve(argv: list[str]) -> int:
             verbose=options.verbose,
             anonymous=False if options.require_token else None,
             advertise_host=options.advertise_host,
+            strict_port=options.strict_port,
         )
         simulator.start()
     except (SpecError, OSError) as error:
@@ -127,6 +143,11 @@ def serve(argv: list[str]) -> int:
         signal.signal(signum, lambda *_: stop.set())
     try:
         path = simulator.write_kubeconfig(options.kubeconfig)
+        for name, (wanted, chosen) in simulator.moved.items():
+            print(
+                f"membersim: port {wanted} is in use; cluster {name} serves on port {chosen} instead",
+                flush=True,
+            )
         for spec in specs:
             print(
                 f"membersim: cluster {spec.name} at {simulator.endpoint(spec.name)} "
@@ -145,11 +166,33 @@ def serve(argv: list[str]) -> int:
     finally:
         simulator.stop()
     print("membersim: stopped", flush=True)
-    return 0
+    # Everything membersim holds is in memory and already served its last answer: exit without
+    # freeing a fleet's million objects one by one, which takes a minute at 100 clusters x 1,000.
+    sys.stderr.flush()
+    os._exit(0)
+
+
+def default_kubeconfig() -> Path | None:
+    """Where a running simulator's kubeconfig is when none is named: $MEMBERSIM_KUBECONFIG, else the
+    demo's (relative to the working directory, where ``make demo`` runs)."""
+    if os.environ.get(KUBECONFIG_ENV):
+        return Path(os.environ[KUBECONFIG_ENV])
+    demo = Path(DEMO_KUBECONFIG)
+    return demo if demo.exists() else None
 
 
 def ctl(argv: list[str]) -> int:
     options = _ctl_parser().parse_args(argv)
+    if options.kubeconfig is None:
+        found = default_kubeconfig()
+        if found is None:
+            print(
+                f"membersim ctl: error: no --kubeconfig given, ${KUBECONFIG_ENV} is not set and "
+                f"{DEMO_KUBECONFIG} does not exist (is the demo running from this directory?)",
+                file=sys.stderr,
+            )
+            return 1
+        options.kubeconfig = str(found)
     control_path = control_file_for(options.kubeconfig)
     try:
         control = json.loads(control_path.read_text())

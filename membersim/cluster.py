@@ -6,18 +6,19 @@ import copy
 import ipaddress
 import secrets
 import threading
-from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
 from membersim import meta
+from membersim.controllers.manager import ControllerManager
+from membersim.events import EventRecorder
+from membersim.logs import LogStore
 from membersim.quantity import format_cpu, format_memory, to_bytes, to_millicores
-from membersim.resources import EVENT, NAMESPACE, NODE, SERVICE, Resource
+from membersim.resources import NAMESPACE, NODE, SERVICE, Resource
 from membersim.spec import ClusterSpec
 from membersim.store import Store
 
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
-MAX_EVENTS = 1000
 NODE_NETWORK_START = int(ipaddress.IPv4Address("192.168.0.0"))
 
 
@@ -37,8 +38,6 @@ class Cluster:
     """State of one cluster. Every read or write of the store happens under ``store.lock``."""
 
     def __init__(self, spec: ClusterSpec) -> None:
-        from membersim.controller import Controller
-
         self.spec = spec
         self.name = spec.name
         self.token = spec.token or secrets.token_urlsafe(24)
@@ -48,10 +47,10 @@ class Cluster:
         self.fault = Fault()
         self.fault_changed = threading.Condition()
         self.applied: dict[tuple[Resource, str, str, str], dict[str, Any]] = {}
-        self._event_index: dict[tuple[str, str, str, str], str] = {}
-        self._event_order: deque[tuple[str, str]] = deque()
         self._node_index = 0
-        self.controller = Controller(self)
+        self.events = EventRecorder(self.store)
+        self.logs = LogStore()
+        self.controller = ControllerManager(self.store, self.events, self.logs)
         # Per-node constants, computed once: a 100-node cluster should start in milliseconds.
         self._pod_net = ipaddress.ip_network(spec.pod_cidr)
         self._node_cpu = format_cpu(to_millicores(spec.node_cpu))
@@ -234,75 +233,7 @@ class Cluster:
             )
         return conditions
 
-    # ------------------------------------------------------------ writes used by the controller and faults
-
-    def new_object(self, resource: Resource, obj: dict[str, Any]) -> dict[str, Any]:
-        """Fill the metadata the API server assigns on create."""
-        metadata = obj.setdefault("metadata", {})
-        metadata["uid"] = meta.new_uid()
-        metadata["creationTimestamp"] = meta.now()
-        if resource.generation:
-            metadata["generation"] = 1
-        obj["apiVersion"], obj["kind"] = resource.api_version, resource.kind
-        return obj
-
-    def save(self, resource: Resource, obj: dict[str, Any]) -> dict[str, Any]:
-        return self.store.put(resource, obj)
-
-    def record_event(
-        self, obj: dict[str, Any], type_: str, reason: str, message: str, component: str
-    ) -> None:
-        """Record (or count again) a core/v1 Event about ``obj``."""
-        namespace = obj["metadata"].get("namespace") or "default"
-        key = (obj["metadata"].get("uid", ""), reason, message, namespace)
-        when = meta.now()
-        existing_name = self._event_index.get(key)
-        existing = self.store.get(EVENT, namespace, existing_name) if existing_name else None
-        if existing:
-            updated = copy.deepcopy(existing)
-            updated["count"] = existing.get("count", 1) + 1
-            updated["lastTimestamp"] = when
-            self.store.put(EVENT, updated)
-            return
-        name = f"{obj['metadata']['name']}.{secrets.token_hex(8)}"
-        event = {
-            "apiVersion": "v1",
-            "kind": "Event",
-            "metadata": {
-                "name": name,
-                "namespace": namespace,
-                "uid": meta.new_uid(),
-                "creationTimestamp": when,
-            },
-            "involvedObject": {
-                "apiVersion": obj.get("apiVersion", ""),
-                "kind": obj.get("kind", ""),
-                "name": obj["metadata"]["name"],
-                "namespace": obj["metadata"].get("namespace", ""),
-                "uid": obj["metadata"].get("uid", ""),
-                "resourceVersion": obj["metadata"].get("resourceVersion", ""),
-            },
-            "reason": reason,
-            "message": message,
-            "source": {"component": component},
-            "firstTimestamp": when,
-            "lastTimestamp": when,
-            "count": 1,
-            "type": type_,
-            "reportingComponent": component,
-            "reportingInstance": "",
-        }
-        self.store.put(EVENT, event)
-        self._event_index[key] = name
-        self._event_order.append((namespace, name))
-        while self.store.count(EVENT) > MAX_EVENTS and self._event_order:
-            # Like the API server's event TTL: the oldest go, so a long-running demo stays small.
-            self.store.remove(EVENT, *self._event_order.popleft())
-        if len(self._event_order) > 2 * MAX_EVENTS:
-            self._event_order = deque(k for k in self._event_order if self.store.get(EVENT, *k) is not None)
-        if len(self._event_index) > 2 * MAX_EVENTS:
-            live = {(e["metadata"]["namespace"], e["metadata"]["name"]) for e in self.store.iter(EVENT)}
-            self._event_index = {k: n for k, n in self._event_index.items() if (k[3], n) in live}
+    # ------------------------------------------------------------ node faults
 
     def set_node_ready(self, node_name: str, ready: bool) -> None:
         """What the node lifecycle controller does when a kubelet stops (or resumes) reporting."""
@@ -328,7 +259,7 @@ class Cluster:
             else:
                 updated["spec"].pop("taints", None)
             self.store.put(NODE, updated)
-            self.record_event(
+            self.events.record(
                 updated,
                 "Normal" if ready else "Warning",
                 "NodeReady" if ready else "NodeNotReady",

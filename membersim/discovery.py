@@ -219,3 +219,19 @@ def openapi_index(k8s_version: str) -> dict[str, Any]:
             "serverRelativeURL": f"/openapi/v3/{_gv_path(group, version)}?hash={digest}"
         }
     return {"paths": paths}
+
+
+def version_info(version: str) -> dict[str, str]:
+    """What ``/version`` answers for a cluster running Kubernetes ``version`` (e.g. "1.31.4")."""
+    major, minor, _ = version.split(".")
+    return {
+        "major": major,
+        "minor": minor,
+        "gitVersion": f"v{version}",
+        "gitCommit": hashlib.sha256(version.encode()).hexdigest()[:40],
+        "gitTreeState": "clean",
+        "buildDate": "2025-01-01T00:00:00Z",
+        "goVersion": "go1.23.4",
+        "compiler": "gc",
+        "platform": "linux/amd64",
+    }

@@ -69,6 +69,19 @@ def invalid(resource: Resource, name: str, causes: list[tuple[str, str, str]]) -
     return ApiError(422, "Invalid", f'{kind} "{name}" is invalid: {summary}', details)
 
 
+def invalid_kind(kind: str, name: str, causes: list[tuple[str, str, str]]) -> ApiError:
+    """422 for a request body or options object that is not a stored resource (PodLogOptions)."""
+    summary = ", ".join(f"{field}: {message}" for field, _, message in causes)
+    details = {
+        "name": name,
+        "kind": kind,
+        "causes": [
+            {"reason": reason, "message": message, "field": field} for field, reason, message in causes
+        ],
+    }
+    return ApiError(422, "Invalid", f'{kind} "{name}" is invalid: {summary}', details)
+
+
 def bad_request(message: str) -> ApiError:
     return ApiError(400, "BadRequest", message)
 

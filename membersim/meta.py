@@ -5,18 +5,40 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import sys
 import time
 from datetime import UTC, datetime
 from typing import Any
+
+from membersim.resources import Resource
 
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _random = random.Random()
 _random_bits = _random.getrandbits
 
 
+_last_second: list[Any] = [0, ""]
+
+
 def now() -> str:
-    """RFC 3339 UTC timestamp with second precision, as the API server writes."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """RFC 3339 UTC timestamp with second precision, as the API server writes. Objects written in
+    the same second share one string: a fleet of pods holds a dozen timestamps each."""
+    second = int(time.time())
+    if second != _last_second[0]:
+        _last_second[:] = [second, datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")]
+    return _last_second[1]
+
+
+def interned_copy(value: Any) -> Any:
+    """A deep copy of a decoded JSON value whose keys (and short strings) are shared with every other
+    object's: the same few hundred names recur in each of a fleet's hundred thousand objects."""
+    if isinstance(value, dict):
+        return {sys.intern(k) if isinstance(k, str) else k: interned_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [interned_copy(v) for v in value]
+    if isinstance(value, str) and len(value) <= 40:
+        return sys.intern(value)
+    return value
 
 
 def parse_time(value: str | None) -> float:
@@ -39,8 +61,26 @@ def suffix(length: int = 5) -> str:
     return "".join(_random.choice(_NAME_ALPHABET) for _ in range(length))
 
 
+_HASHES: dict[int, tuple[Any, str]] = {}
+MAX_HASHES = 8192
+
+
 def template_hash(template: Any) -> str:
-    """A stable short hash of a pod template, used as ``pod-template-hash``."""
+    """A stable short hash of a pod template, used as ``pod-template-hash``. Stored objects are never
+    changed in place, so the hash of a stored template is remembered (the cache keeps the template
+    alive, so its id cannot be reused by another object)."""
+    known = _HASHES.get(id(template))
+    if known is not None and known[0] is template:
+        return known[1]
+    result = _template_hash(template)
+    if isinstance(template, dict):
+        if len(_HASHES) >= MAX_HASHES:
+            _HASHES.clear()
+        _HASHES[id(template)] = (template, result)
+    return result
+
+
+def _template_hash(template: Any) -> str:
     digest = hashlib.sha256(json.dumps(template, sort_keys=True).encode()).digest()
     number = int.from_bytes(digest[:8], "big")
     chars = []
@@ -48,6 +88,62 @@ def template_hash(template: Any) -> str:
         number, index = divmod(number, len(_NAME_ALPHABET))
         chars.append(_NAME_ALPHABET[index])
     return "".join(chars)
+
+
+def stamp_new(resource: Resource, obj: dict[str, Any]) -> dict[str, Any]:
+    """Fill the metadata the API server assigns on create."""
+    metadata = obj.setdefault("metadata", {})
+    metadata["uid"] = new_uid()
+    metadata["creationTimestamp"] = now()
+    if resource.generation:
+        metadata["generation"] = 1
+    obj["apiVersion"], obj["kind"] = resource.api_version, resource.kind
+    return obj
+
+
+_SHARED: dict[Any, Any] = {}
+MAX_SHARED = 200_000
+
+
+def shared(obj: dict[str, Any]) -> dict[str, Any]:
+    """``obj`` with every part equal to a part of an object stored before replaced by that part: a
+    fleet's thousands of Deployments, ReplicaSets and pods repeat the same containers, resources,
+    strategies and conditions. Safe because stored objects are never changed in place. The object's
+    own dict and its metadata (unique by name and uid) stay its own."""
+    result: dict[str, Any] = {}
+    for key, value in obj.items():
+        if key == "metadata" and isinstance(value, dict):
+            result[key] = {k: _share(v)[0] for k, v in value.items()}
+        else:
+            result[key] = _share(value)[0]
+    return result
+
+
+def shared_part(value: Any) -> Any:
+    """``value`` (a status, a spec) as ``shared`` shares an object's parts."""
+    return _share(value)[0]
+
+
+def _share(value: Any) -> tuple[Any, int]:
+    """(the shared equal of ``value``, its hash). The table is keyed by hash alone, to stay small, and
+    a hit is used only when it is equal; bool, int and str hash apart by type, as JSON keeps them."""
+    if isinstance(value, dict):
+        parts = [(k, *_share(v)) for k, v in value.items()]
+        candidate: Any = {k: v for k, v, _ in parts}
+        key = hash(("{", tuple((k, part_hash) for k, _, part_hash in parts)))
+    elif isinstance(value, list):
+        shared_items = [_share(v) for v in value]
+        candidate = [v for v, _ in shared_items]
+        key = hash(("[", tuple(h for _, h in shared_items)))
+    else:
+        return value, hash((type(value), value))
+    found = _SHARED.get(key)
+    if found is not None and found == candidate:
+        return found, key
+    if len(_SHARED) >= MAX_SHARED:
+        _SHARED.clear()  # what is stored keeps its sharing; only later objects start over
+    _SHARED[key] = candidate
+    return candidate, key
 
 
 def owner_reference(owner: dict[str, Any], *, controller: bool = True) -> dict[str, Any]:

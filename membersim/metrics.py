@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from membersim import meta
-from membersim.controller import is_active
 from membersim.placement import container_requests, node_allocatable
+from membersim.pods import is_active
 from membersim.quantity import format_kibibytes, format_nanocores
 from membersim.resources import NODE, POD
 

@@ -12,17 +12,15 @@ import sys
 import threading
 import time
 import traceback
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from membersim import api, discovery, errors, openapi_v2, tables
+from membersim import api, discovery, encoding, errors, openapi_v2, pod_logs, tables
 from membersim.cluster import Cluster
-from membersim.resources import NODE_METRICS, POD_METRICS, SERVICE_CIDRS, Resource, find
+from membersim.resources import NODE_METRICS, POD, POD_METRICS, SERVICE_CIDRS, Resource, find
 from membersim.store import Change
-
-if TYPE_CHECKING:
-    from membersim.simulator import Simulator
 
 KARMADA_PROXY = "/apis/cluster.karmada.io/v1alpha1/clusters/"
 CONTROL_PREFIX = "/membersim/control/"
@@ -33,6 +31,20 @@ BOOKMARK_EVERY = 5.0
 WRITE_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
 
 
+class Fleet(Protocol):
+    """What the HTTP layer needs of whoever runs the clusters (the Simulator)."""
+
+    clusters: dict[str, Cluster]
+    verbose: bool
+    anonymous: bool
+    control_token: str
+    stopping: threading.Event
+
+    def control(self, name: str, action: str, *args: Any) -> dict[str, Any]: ...
+
+    def describe(self, name: str) -> dict[str, Any]: ...
+
+
 class MemberServer(ThreadingHTTPServer):
     """One listening socket; serves ``default`` at the root and every cluster under a path prefix."""
 
@@ -41,7 +53,7 @@ class MemberServer(ThreadingHTTPServer):
     allow_reuse_address = True
 
     def __init__(
-        self, address: tuple[str, int], simulator: Simulator, default: str | None, tls: ssl.SSLContext | None
+        self, address: tuple[str, int], simulator: Fleet, default: str | None, tls: ssl.SSLContext | None
     ) -> None:
         self.simulator = simulator
         self.default = default
@@ -140,9 +152,13 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Cache-Control", "no-cache, private")
         for key, value in (headers or {}).items():
             self.send_header(key, value)
-        self.end_headers()
+        # Headers and body in one write: one system call (and one TCP segment) per small answer.
+        # _headers_buffer is where BaseHTTPRequestHandler gathers the headers until flush_headers.
+        buffer: list[bytes] = self._headers_buffer  # type: ignore[attr-defined]
+        buffer.append(b"\r\n")
         if self.command != "HEAD":
-            self.wfile.write(body)
+            buffer.append(body)
+        self.flush_headers()
 
     def _json(self, code: int, obj: Any, content_type: str = "application/json") -> None:
         self._send(code, json.dumps(obj, separators=(",", ":")).encode(), content_type)
@@ -266,7 +282,7 @@ class Handler(BaseHTTPRequestHandler):
         method = self.command
         accept = self.headers.get("Accept") or ""
         if path in ("/version", "/version/"):
-            self._json(200, self.server.simulator.version_info(cluster))
+            self._json(200, discovery.version_info(cluster.spec.version))
             return
         if path in HEALTH_PATHS or path.startswith(("/healthz/", "/readyz/", "/livez/")):
             self._send(200, b"ok", "text/plain; charset=utf-8")
@@ -467,21 +483,13 @@ class Handler(BaseHTTPRequestHandler):
             if as_table:
                 self._json(200, tables.table(resource, items, list_meta, include=include))
                 return
-            stripped = [{k: v for k, v in item.items() if k not in ("kind", "apiVersion")} for item in items]
-            self._json(
-                200,
-                {
-                    "kind": f"{resource.kind}List",
-                    "apiVersion": resource.api_version,
-                    "metadata": list_meta,
-                    "items": stripped,
-                },
-            )
+            body = encoding.encode_list(f"{resource.kind}List", resource.api_version, list_meta, items)
+            self._send(200, body)
             return
         if sub == "eviction":
             raise errors.method_not_allowed("GET")
         if sub == "log":
-            self._send(200, api.pod_log(cluster, ns, name, query).encode(), "text/plain")
+            self._pod_log(cluster, ns, name or "", query)
             return
         obj = api.get(cluster, resource, ns, name)
         if sub == "scale":
@@ -498,6 +506,54 @@ class Handler(BaseHTTPRequestHandler):
             )
             return
         self._json(200, obj)
+
+    # ------------------------------------------------------------ logs
+
+    def _pod_log(self, cluster: Cluster, namespace: str, name: str, query: api.Query) -> None:
+        """A container's log, whole or followed: with follow the response stays open and sends each
+        new line as the kubelet writes it, until the run ends, the pod goes or the client leaves."""
+        with cluster.store.lock:
+            pod = api.get(cluster, POD, namespace, name)
+        chosen = pod_logs.options(query, pod)
+        run = pod_logs.find_run(cluster.logs, pod, chosen)
+        if run is None:
+            self._send(200, b"", "text/plain")
+            return
+        changed = cluster.logs.changed
+        with changed:
+            lines, position = run.since(0)
+            done = run.finished or run.gone
+        chunks, remaining = pod_logs.limited(pod_logs.render(lines, chosen), chosen.limit_bytes)
+        if not chosen.follow:
+            self._send(200, b"".join(chunks), "text/plain")
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Cache-Control", "no-cache, private")
+        self.end_headers()
+        newer = replace(chosen, tail_lines=None)
+        stopping = self.server.simulator.stopping
+        try:
+            while True:
+                body = b"".join(chunks)
+                if body:
+                    self.wfile.write(f"{len(body):x}\r\n".encode() + body + b"\r\n")
+                    self.wfile.flush()
+                if done or remaining == 0 or stopping.is_set() or self._client_gone():
+                    return
+                with changed:
+                    if run.dropped + len(run.lines) == position and not (run.finished or run.gone):
+                        changed.wait(0.5)
+                    lines, position = run.since(position)
+                    done = (run.finished or run.gone) and run.dropped + len(run.lines) == position
+                chunks, remaining = pod_logs.limited(pod_logs.render(lines, newer), remaining)
+        finally:
+            try:
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+            except OSError:
+                self.close_connection = True
 
     # ------------------------------------------------------------ watch
 
@@ -534,7 +590,7 @@ class Handler(BaseHTTPRequestHandler):
                 last = store.rv
             else:
                 last = int(start)
-                expired = store.changes_since(last) is None
+                expired = store.changes_since(last, resource) is None
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Transfer-Encoding", "chunked")
@@ -552,7 +608,10 @@ class Handler(BaseHTTPRequestHandler):
                     with_columns=first[0],
                 )
                 first[0] = False
-            data = json.dumps({"type": kind, "object": obj}, separators=(",", ":")).encode() + b"\n"
+            if as_table or kind not in ("ADDED", "MODIFIED", "DELETED"):
+                data = json.dumps({"type": kind, "object": obj}, separators=(",", ":")).encode() + b"\n"
+            else:
+                data = encoding.encode_event(kind, obj) + b"\n"
             self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
             self.wfile.flush()
 
@@ -560,7 +619,9 @@ class Handler(BaseHTTPRequestHandler):
             if expired:
                 emit(
                     "ERROR",
-                    errors.gone(f"too old resource version: {start} ({store.compacted_rv + 1})").status(),
+                    errors.gone(
+                        f"too old resource version: {start} ({store.compacted_for(resource) + 1})"
+                    ).status(),
                 )
                 return
             for obj in initial:
@@ -588,6 +649,7 @@ class Handler(BaseHTTPRequestHandler):
         emit: Any,
     ) -> None:
         store = cluster.store
+        changed = store.changed_for(resource)
         stopping = self.server.simulator.stopping
         deadline = time.monotonic() + timeout
         last_sent = time.monotonic()
@@ -595,10 +657,10 @@ class Handler(BaseHTTPRequestHandler):
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return
-            with store.changed:
-                if store.rv <= last:
-                    store.changed.wait(min(remaining, 1.0))
-                changes = store.changes_since(last)
+            with changed:
+                if store.latest_rv(resource) <= last:
+                    changed.wait(min(remaining, 1.0))
+                changes = store.changes_since(last, resource)
                 current = store.rv
             if cluster.fault.mode == "errors":
                 return
@@ -612,7 +674,9 @@ class Handler(BaseHTTPRequestHandler):
             if changes is None:
                 emit(
                     "ERROR",
-                    errors.gone(f"too old resource version: {last} ({store.compacted_rv + 1})").status(),
+                    errors.gone(
+                        f"too old resource version: {last} ({store.compacted_for(resource) + 1})"
+                    ).status(),
                 )
                 return
             for change in changes:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import base64
-import hashlib
+import errno
 import ipaddress
 import json
 import os
 import secrets
 import socket
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,7 @@ class Simulator:
         verbose: bool = False,
         anonymous: bool | None = None,
         advertise_host: str | None = None,
+        strict_port: bool = False,
     ) -> None:
         names = [spec.name for spec in clusters]
         if not names:
@@ -52,6 +54,9 @@ class Simulator:
         if not 0 <= port <= 65535:
             raise SpecError(f"port must be between 0 and 65535, got {port}")
         self.specs = list(clusters)
+        # A taken port is replaced by a free one (and reported in ``moved``) unless strict_port.
+        self.strict_port = strict_port
+        self.moved: dict[str, tuple[int, int]] = {}
         self.host, self.port, self.single_port, self.tls, self.verbose = host, port, single_port, tls, verbose
         # The host written into endpoints and the kubeconfig: listening on 0.0.0.0 is reached as
         # 127.0.0.1 locally, or as advertise_host (e.g. a compose service name) from elsewhere.
@@ -87,14 +92,14 @@ class Simulator:
         display_host = f"[{self.advertise_host}]" if ":" in self.advertise_host else self.advertise_host
         try:
             if self.single_port:
-                server = self._listen(None, self.port)
+                server = self._listen_preferred(None, self.port, list(self.clusters))
                 for name in self.clusters:
                     self._endpoints[name] = (
                         f"{scheme}://{display_host}:{server.server_address[1]}/clusters/{name}"
                     )
             else:
                 for index, name in enumerate(self.clusters):
-                    server = self._listen(name, self.port + index if self.port else 0)
+                    server = self._listen_preferred(name, self.port + index if self.port else 0, [name])
                     self._endpoints[name] = f"{scheme}://{display_host}:{server.server_address[1]}"
         except OSError as error:
             for server in self._servers.values():
@@ -112,11 +117,25 @@ class Simulator:
         return self
 
     def _tick(self) -> None:
-        """Re-run controllers whose state depends on time (deployment progress deadlines)."""
+        """Re-run what time changes: crash-loop restarts, progress deadlines, toleration expiries."""
         while not self.stopping.wait(TICK_SECONDS):
+            now = time.time()
             for cluster in list(self.clusters.values()):
-                if cluster.controller.needs_ticks():
-                    cluster.controller.reconcile()
+                if self.stopping.is_set():
+                    return
+                cluster.controller.tick(now)
+
+    def _listen_preferred(self, key: str | None, port: int, names: list[str]) -> MemberServer:
+        """Listen on ``port``; when another program holds it, on a free port instead (noted in moved)."""
+        try:
+            return self._listen(key, port)
+        except OSError as error:
+            if self.strict_port or not port or error.errno != errno.EADDRINUSE:
+                raise
+        server = self._listen(key, 0)
+        for name in names:
+            self.moved[name] = (port, server.server_address[1])
+        return server
 
     def _listen(self, name: str | None, port: int) -> MemberServer:
         server = MemberServer((self.host, port), self, name, self._context)
@@ -201,21 +220,6 @@ class Simulator:
         endpoint = self.endpoint(name)
         base = endpoint.split("/clusters/")[0] if self.single_port else endpoint
         return f"{base}{CONTROL_PREFIX}{name}"
-
-    def version_info(self, cluster: Cluster) -> dict[str, str]:
-        version = cluster.spec.version
-        major, minor, _ = version.split(".")
-        return {
-            "major": major,
-            "minor": minor,
-            "gitVersion": f"v{version}",
-            "gitCommit": hashlib.sha256(version.encode()).hexdigest()[:40],
-            "gitTreeState": "clean",
-            "buildDate": "2025-01-01T00:00:00Z",
-            "goVersion": "go1.23.4",
-            "compiler": "gc",
-            "platform": "linux/amd64",
-        }
 
     # ------------------------------------------------------------ kubeconfig
 

@@ -11,10 +11,10 @@ from typing import Any
 
 from membersim.resources import Resource
 
-LOG_SIZE = 2000
+LOG_SIZE = 500  # changes kept per resource for watches, like the API server's per-resource watch cache
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Change:
     """One logged write, replayed to watchers."""
 
@@ -31,14 +31,19 @@ class Store:
 
     def __init__(self) -> None:
         self.lock = threading.RLock()
-        self.changed = threading.Condition(self.lock)
         self.rv = 0
         self._objects: dict[Resource, dict[str, dict[str, dict[str, Any]]]] = {}
-        self._log: deque[Change] = deque(maxlen=LOG_SIZE)
-        self.compacted_rv = 0
+        # Per resource, so a burst of Events does not push a Deployment watcher's changes out of reach,
+        # and a write wakes only the watchers of its resource.
+        self._logs: dict[Resource, deque[Change]] = {}
+        self._compacted: dict[Resource, int] = {}
+        self._conditions: dict[Resource, threading.Condition] = {}
+        self._latest: dict[Resource, int] = {}
+        self.compacted_rv = 0  # nothing before the objects a cluster starts with can be watched
         self.closed = False
         # owner uid -> (resource, namespace, name) of objects whose ownerReferences name it
-        self._owned: dict[str, set[tuple[Resource, str, str]]] = {}
+        # (lists: most owners own one object, and a one-element set costs three times as much)
+        self._owned: dict[str, builtins.list[tuple[Resource, str, str]]] = {}
         # called as (resource, namespace, name, old, new) after every write, under the lock
         self._observers: builtins.list[Callable[..., None]] = []
 
@@ -108,12 +113,12 @@ class Store:
         after = {r.get("uid") for r in (new or {}).get("metadata", {}).get("ownerReferences") or []}
         for uid in before - after:
             keys = self._owned.get(uid)
-            if keys is not None:
-                keys.discard(key)
+            if keys is not None and key in keys:
+                keys.remove(key)
                 if not keys:
                     del self._owned[uid]
         for uid in after - before:
-            self._owned.setdefault(uid, set()).add(key)
+            self._owned.setdefault(uid, []).append(key)
         for observer in self._observers:
             observer(resource, namespace, name, old, new)
 
@@ -130,19 +135,41 @@ class Store:
         return found
 
     def _record(self, change: Change) -> None:
-        if len(self._log) == self._log.maxlen:
-            self.compacted_rv = self._log[0].rv
-        self._log.append(change)
-        self.changed.notify_all()
+        log = self._logs.get(change.resource)
+        if log is None:
+            log = self._logs[change.resource] = deque(maxlen=LOG_SIZE)
+        if len(log) == log.maxlen:
+            self._compacted[change.resource] = log[0].rv
+        log.append(change)
+        self._latest[change.resource] = change.rv
+        condition = self._conditions.get(change.resource)
+        if condition is not None:
+            condition.notify_all()
 
-    def changes_since(self, rv: int) -> builtins.list[Change] | None:
-        """Changes after ``rv``, or None when some of them were already compacted away."""
+    def changed_for(self, resource: Resource) -> threading.Condition:
+        """A condition (on the store lock) notified after every write of ``resource``."""
         with self.lock:
-            if rv < self.compacted_rv:
+            condition = self._conditions.get(resource)
+            if condition is None:
+                condition = self._conditions[resource] = threading.Condition(self.lock)
+            return condition
+
+    def latest_rv(self, resource: Resource) -> int:
+        """The resourceVersion of the last logged write of ``resource`` (0 if none)."""
+        return self._latest.get(resource, 0)
+
+    def compacted_for(self, resource: Resource) -> int:
+        """Watches of ``resource`` from before this resourceVersion are too old (410 Gone)."""
+        return max(self.compacted_rv, self._compacted.get(resource, 0))
+
+    def changes_since(self, rv: int, resource: Resource) -> builtins.list[Change] | None:
+        """Changes of ``resource`` after ``rv``, or None when some were already compacted away."""
+        with self.lock:
+            if rv < self.compacted_for(resource):
                 return None
             # The log is in resourceVersion order: walk back only over the changes after ``rv``.
             newer = []
-            for change in reversed(self._log):
+            for change in reversed(self._logs.get(resource, ())):
                 if change.rv <= rv:
                     break
                 newer.append(change)
@@ -152,4 +179,5 @@ class Store:
     def close(self) -> None:
         with self.lock:
             self.closed = True
-            self.changed.notify_all()
+            for condition in self._conditions.values():
+                condition.notify_all()

@@ -318,6 +318,31 @@ def default_pod_spec(spec: dict[str, Any]) -> None:
                 _default_container(container)
 
 
+_POD_DEFAULTS = (
+    "restartPolicy",
+    "dnsPolicy",
+    "schedulerName",
+    "terminationGracePeriodSeconds",
+    "securityContext",
+)
+_CONTAINER_DEFAULTS = ("imagePullPolicy", "terminationMessagePath", "terminationMessagePolicy", "resources")
+
+
+def is_defaulted(spec: dict[str, Any]) -> bool:
+    """Whether default_pod_spec would leave ``spec`` as it is."""
+    if not all(key in spec for key in _POD_DEFAULTS):
+        return False
+    for group in ("initContainers", "containers"):
+        for container in spec.get(group) or []:
+            if not isinstance(container, dict):
+                continue
+            if not all(key in container for key in _CONTAINER_DEFAULTS):
+                return False
+            if any(isinstance(p, dict) and "protocol" not in p for p in container.get("ports") or []):
+                return False
+    return True
+
+
 def apply_defaults(resource: Resource, obj: dict[str, Any]) -> None:
     """Fill the defaults the API server would, in place (on a fresh copy)."""
     spec = obj.get("spec")

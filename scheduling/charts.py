@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import html
+import json
 from collections.abc import Sequence
+from typing import Any
 
 import plotly.graph_objects as go
 
@@ -25,7 +28,8 @@ def split_figure(
 
     Bars of clusters whose share exceeds their capacity are drawn in the warning colour.
     """
-    names = list(clusters)
+    # plotly reads tags such as <a href> and <b> in text; escaped, a name is drawn exactly as written.
+    names = [html.escape(name, quote=False) for name in clusters]
     colours = [
         OVER_CAPACITY_COLOUR if flag else PROPOSED_COLOUR for flag in (over_capacity or [False] * len(names))
     ]
@@ -77,6 +81,6 @@ def split_figure(
     return go.Figure(traces, layout=layout)
 
 
-def figure_json(fig: go.Figure) -> str:
-    """The JSON app.js reads from a ``data-plotly`` attribute."""
-    return fig.to_json()
+def figure_data(fig: go.Figure) -> dict[str, Any]:
+    """The figure as plain data, for the page to pass to app.js with ``json_script``."""
+    return json.loads(fig.to_json())

@@ -9,6 +9,19 @@ from rest_framework.test import APIClient
 from core.roles import ADMIN, OPERATOR, VIEWER, grant
 
 PASSWORD = "correct-horse-battery-staple"
+# Rates no test reaches, so that the suite's many API calls from one address and user never see a 429;
+# tests marked real_throttles keep the rates the settings ship with.
+GENEROUS_RATES = {"anonymous": "100000/min", "user": "100000/min", "auth-token": "100000/min"}
+
+
+@pytest.fixture(autouse=True)
+def api_throttle_rates(request, settings):
+    """Generous API rates for every test but those marked real_throttles; fresh counters for each."""
+    from django.core.cache import cache
+
+    cache.clear()
+    if request.node.get_closest_marker("real_throttles") is None:
+        settings.API_THROTTLE_RATES = GENEROUS_RATES
 
 
 def make_user(username: str, role: str):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 from django.utils import timezone
@@ -39,7 +40,11 @@ class Outcome:
     moves: list[Move] = field(default_factory=list)
     when: str = ""
     notes: list[str] = field(default_factory=list)
-    figure: str = ""
+    figure: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def figure_id(self) -> str:
+        return f"drill-figure-{self.template_pk}"
 
 
 @dataclass
@@ -116,7 +121,7 @@ def _outcome(
         after = _evict(outcome, binding, fleet, cluster, now)
     names = list(dict.fromkeys([*before, *after]))
     outcome.moves = [Move(name, before.get(name, 0), after.get(name, 0)) for name in names]
-    outcome.figure = charts.figure_json(
+    outcome.figure = charts.figure_data(
         charts.split_figure(
             names,
             [after.get(name, 0) for name in names],

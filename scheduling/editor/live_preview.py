@@ -92,7 +92,7 @@ class Preview:
     why_not: list[WhyNot] = field(default_factory=list)
     matched: list[str] = field(default_factory=list)
     total: int = 0
-    figure: str = ""
+    figure: dict[str, Any] = field(default_factory=dict)
     summary: str = ""
     quota: dict[str, Any] | None = None
     quota_lines: list[str] = field(default_factory=list)
@@ -187,8 +187,7 @@ def build_preview(
     if result.ok and explanation.get("divisions"):
         preview.comparison = _comparison(snapshots, placement, binding, result, workload)
     preview.summary = _summary(preview)
-    # The figure travels inside a <script type="application/json">; "</" must not end that element early.
-    preview.figure = charts.figure_json(
+    preview.figure = charts.figure_data(
         charts.split_figure(
             [row.name for row in preview.rows],
             [row.proposed for row in preview.rows],
@@ -197,7 +196,7 @@ def build_preview(
             current_label=_("now"),
             over_capacity=[row.over_capacity for row in preview.rows],
         )
-    ).replace("</", "<\\/")
+    )
     return preview
 
 

@@ -39,13 +39,50 @@ def browser():
         browser.close()
 
 
+# Reports every Content-Security-Policy violation to the test, whichever page of the context it happens on.
+REPORT_VIOLATIONS = """
+document.addEventListener("securitypolicyviolation", function (e) {
+  window.reportCspViolation([e.effectiveDirective, e.blockedURI, e.sourceFile + ":" + e.lineNumber,
+                             e.sample].join(" "));
+});
+"""
+
+
+class BrowserProblems:
+    """What a page reported that a user would never want: CSP violations, console errors, script errors."""
+
+    def __init__(self) -> None:
+        self.csp_violations: list[str] = []
+        self.console_errors: list[str] = []
+
+    def watch(self, context, page) -> None:
+        context.expose_function("reportCspViolation", lambda text: self.csp_violations.append(text))
+        context.add_init_script(REPORT_VIOLATIONS)
+        page.on("console", self._console)
+        page.on("pageerror", lambda error: self.console_errors.append(f"uncaught: {error}"))
+
+    def _console(self, message) -> None:
+        if message.type == "error":
+            self.console_errors.append(f"{message.text} ({message.location.get('url', '')})")
+        if "Refused to" in message.text:  # Chromium's own words for a blocked script, style or frame
+            self.csp_violations.append(message.text)
+
+
 @pytest.fixture
-def page(browser):
+def browser_problems():
+    return BrowserProblems()
+
+
+@pytest.fixture
+def page(browser, browser_problems):
+    """A page whose context fails the test at the end if anything broke the Content-Security-Policy."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
     page = context.new_page()
+    browser_problems.watch(context, page)
     page.set_default_timeout(10_000)
     yield page
     context.close()
+    assert browser_problems.csp_violations == [], "the page broke the Content-Security-Policy"
 
 
 @pytest.fixture

@@ -42,7 +42,7 @@ def test_the_list_filters_as_you_type_and_shows_selector_errors_inline(
     rows = page.locator("#clusters tbody tr[data-cluster]")
     assert rows.count() == 3
     page.fill("#selector", "env=prod,location/region in (cn-north,cn-east)")
-    page.wait_for_function("document.querySelectorAll('#clusters tbody tr[data-cluster]').length === 2")
+    page.wait_for_function("() => document.querySelectorAll('#clusters tbody tr[data-cluster]').length === 2")
     assert sorted(rows.evaluate_all("rows => rows.map(r => r.dataset.cluster)")) == ["beijing", "shanghai"]
     assert "selector=env%3Dprod" in page.url  # the filter is in the address, so it can be shared
     screenshot(page, "clusters-list-filtered")
@@ -63,7 +63,7 @@ def test_labels_are_edited_in_place_and_a_concurrent_change_is_not_overwritten(
     rows = page.locator("#label-rows tr")
     before = rows.count()
     page.click("text=Add label")
-    page.wait_for_function(f"document.querySelectorAll('#label-rows tr').length === {before + 1}")
+    page.wait_for_function(f"() => document.querySelectorAll('#label-rows tr').length === {before + 1}")
     page.locator("#label-rows tr").last.locator("input[name=key]").fill("location/region")
     page.locator("#label-rows tr").last.locator("input[name=value]").fill("cn-north")
     page.click("#labels-form button[type=submit]")
@@ -99,7 +99,7 @@ def test_the_health_panel_draws_its_charts(
         collect_cluster(cluster.pk)
     page = signed_in_page("admin")
     page.goto(f"{live_server.url}/clusters/c/beijing/")
-    page.wait_for_function("document.querySelectorAll('[data-plotly][data-drawn=true]').length === 4")
+    page.wait_for_function("() => document.querySelectorAll('[data-plotly][data-drawn=true]').length === 4")
     assert page.locator(".chart .main-svg").count() >= 4
     assert page.inner_text("[data-testid=nodes]") == "4/4"
     assert page.inner_text("[data-testid=ready]") == "Ready"
@@ -114,7 +114,7 @@ def test_the_health_panel_draws_its_charts(
         }"""
     )
     page.wait_for_selector("#health-panel:not([data-old])", state="attached")
-    page.wait_for_function("document.querySelectorAll('[data-plotly][data-drawn=true]').length === 4")
+    page.wait_for_function("() => document.querySelectorAll('[data-plotly][data-drawn=true]').length === 4")
     page.click("text=Cordon (stop new scheduling)")
     page.wait_for_selector("[data-testid=taints] >> text=cluster.karmada.io/unschedulable:NoSchedule")
     page.goto(f"{live_server.url}/clusters/fleet/")

@@ -119,7 +119,7 @@ def test_the_health_panel_lists_its_workloads_and_filters_them_as_you_type(
     page = signed_in_page("operator")
     page.clock.install()
     page.goto(f"{live_server.url}/clusters/c/beijing/")
-    page.wait_for_function("document.querySelectorAll('[data-plotly][data-drawn=true]').length === 4")
+    page.wait_for_function("() => document.querySelectorAll('[data-plotly][data-drawn=true]').length === 4")
     rows = page.locator("[data-testid=placements] tbody tr")
     assert rows.count() == 2
     assert (
@@ -127,7 +127,9 @@ def test_the_health_panel_lists_its_workloads_and_filters_them_as_you_type(
     )
     screenshot(page, "clusters-panel-light")
     page.fill("#workload-filter", "cart")
-    page.wait_for_function("document.querySelectorAll('[data-testid=placements] tbody tr').length === 1")
+    page.wait_for_function(
+        "() => document.querySelectorAll('[data-testid=placements] tbody tr').length === 1"
+    )
     # The list refreshes itself every 10 s, keeping the filter: the second cart replica turns ready.
     Work.objects.filter(cluster_name="beijing", name="cart-beijing").update(
         status={"readyReplicas": 2}, health="Healthy"
@@ -151,7 +153,7 @@ def test_the_pages_read_well_dark_and_in_chinese(signed_in_page, live_server, sc
     page.wait_for_selector("html[lang=zh-hans]")
     screenshot(page, "clusters-list-zh-dark")
     page.goto(f"{live_server.url}/clusters/c/beijing/")
-    page.wait_for_function("document.querySelectorAll('[data-plotly][data-drawn=true]').length === 4")
+    page.wait_for_function("() => document.querySelectorAll('[data-plotly][data-drawn=true]').length === 4")
     assert "放置在此集群上的工作负载" in page.inner_text("#workloads-title")
     screenshot(page, "clusters-panel-zh-dark")
     page.goto(f"{live_server.url}/clusters/fleet/")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -14,6 +15,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+import yaml
 
 from membersim import ClusterSpec, Simulator
 
@@ -163,9 +165,17 @@ def test_plain_http_refuses_requests_without_a_token_when_anonymous_is_off():
         assert get(simulator.endpoint("strict") + "/version")[0] == 200
 
 
-def run_cli(*args: str, timeout: float = 30) -> subprocess.CompletedProcess:
+def run_cli(*args: str, timeout: float = 30, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    # From another working directory, the package is found on PYTHONPATH (the checkout's root).
+    env = {k: v for k, v in os.environ.items() if k != "MEMBERSIM_KUBECONFIG"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     return subprocess.run(
-        [sys.executable, "-m", "membersim", *args], capture_output=True, text=True, cwd=ROOT, timeout=timeout
+        [sys.executable, "-m", "membersim", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=timeout,
+        env=env,
     )
 
 
@@ -245,12 +255,14 @@ def test_the_cli_serves_prints_one_line_per_cluster_obeys_ctl_and_stops_on_sigte
     assert process.returncode == 0 and "membersim: stopped" in out and err == ""
 
 
-def test_a_port_in_use_is_a_one_line_error(tmp_path):
+def test_a_port_in_use_is_a_one_line_error_with_strict_port(tmp_path):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        result = run_cli("--cluster", "x", "--kubeconfig", str(tmp_path / "kc"), "--port", str(port))
+        result = run_cli(
+            "--cluster", "x", "--kubeconfig", str(tmp_path / "kc"), "--port", str(port), "--strict-port"
+        )
     assert (
         result.returncode == 1
         and "cannot listen" in result.stderr
@@ -356,3 +368,68 @@ def test_the_simulator_times_out_stuck_rollouts_on_its_own(sim):
         )["status"]
         reason = {c["type"]: c["reason"] for c in status["conditions"]}["Progressing"]
     assert reason == "ProgressDeadlineExceeded"
+
+
+def test_a_cluster_whose_port_is_taken_serves_on_a_free_one_and_the_cli_says_which(tmp_path):
+    kubeconfig = tmp_path / "kc"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "membersim",
+                "--cluster",
+                "held",
+                "--kubeconfig",
+                str(kubeconfig),
+                "--port",
+                str(port),
+            ],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            moved, served = process.stdout.readline(), process.stdout.readline()
+            assert moved.startswith(f"membersim: port {port} is in use; cluster held serves on port ")
+            chosen = int(moved.split("serves on port ")[1].split()[0])
+            assert chosen != port and served.startswith(
+                f"membersim: cluster held at http://127.0.0.1:{chosen}"
+            )
+            server = yaml.safe_load(kubeconfig.read_text())["clusters"][0]["cluster"]["server"]
+            assert server == f"http://127.0.0.1:{chosen}"
+            assert get(server + "/readyz") == (200, b"ok")
+        finally:
+            process.send_signal(signal.SIGTERM)
+            process.communicate(timeout=10)
+    assert process.returncode == 0
+
+
+def test_the_simulator_moves_only_the_clusters_whose_ports_are_taken():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        specs = [ClusterSpec(name="first", nodes=1), ClusterSpec(name="second", nodes=1)]
+        with Simulator(specs, port=port - 1) as simulator:
+            assert list(simulator.moved) == ["second"] and simulator.moved["second"][0] == port
+            assert simulator.endpoint("first") == f"http://127.0.0.1:{port - 1}"
+            assert get(simulator.endpoint("second") + "/readyz") == (200, b"ok")
+
+
+def test_ctl_without_kubeconfig_finds_the_demos_where_the_demo_writes_it(tmp_path):
+    with Simulator([ClusterSpec(name="beijing", nodes=1)]) as simulator:
+        simulator.write_kubeconfig(tmp_path / "var" / "demo" / "kubeconfig")
+        result = run_cli("ctl", "beijing", "slow", "0.5", cwd=tmp_path)
+        assert result.returncode == 0 and "beijing: mode=up delay=0.5s" in result.stdout
+        assert simulator.cluster("beijing").fault.delay == 0.5
+
+
+def test_ctl_without_kubeconfig_and_no_demo_running_is_one_clear_line(tmp_path):
+    result = run_cli("ctl", "beijing", "down", cwd=tmp_path)
+    assert result.returncode == 1 and len(result.stderr.strip().splitlines()) == 1
+    assert "no --kubeconfig given" in result.stderr and "var/demo/kubeconfig" in result.stderr

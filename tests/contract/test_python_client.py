@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from kubernetes import client, config, watch
@@ -180,3 +181,52 @@ def test_dynamic_client_lists_creates_server_side_applies_and_deletes(api_client
         "beijing-node-2",
         "beijing-node-3",
     }
+
+
+def test_pod_logs_read_with_tail_previous_and_follow(api_client):
+    core = client.CoreV1Api(api_client)
+    annotations = {"membersim.io/fail": "CrashLoopBackOff", "membersim.io/backoff-seconds": "1"}
+    healthy = {
+        "metadata": {"name": "logged"},
+        "spec": {"containers": [{"name": "app", "image": "nginx:1.27"}]},
+    }
+    crashing = {"metadata": {"name": "crashing", "annotations": annotations}, "spec": healthy["spec"]}
+    core.create_namespaced_pod("default", healthy)
+    core.create_namespaced_pod("default", crashing)
+    assert core.read_namespaced_pod_log("logged", "default", tail_lines=1) == "ready to serve\n"
+    with pytest.raises(ApiException) as caught:
+        core.read_namespaced_pod_log("logged", "default", previous=True)
+    assert (
+        caught.value.status == 400
+        and "previous terminated container" in json.loads(caught.value.body)["message"]
+    )
+    deadline = time.monotonic() + 20
+    while core.read_namespaced_pod("crashing", "default").status.container_statuses[0].restart_count < 1:
+        assert time.monotonic() < deadline, "the crash-looping pod never restarted"
+        time.sleep(0.3)
+    assert core.read_namespaced_pod_log("crashing", "default", previous=True).endswith(
+        "exiting with code 1\n"
+    )
+    stream = core.read_namespaced_pod_log("logged", "default", follow=True, _preload_content=False)
+    chunks = stream.stream(1024)
+    first = next(chunks)
+    core.delete_namespaced_pod("logged", "default")
+    rest = b"".join(chunks)
+    assert (first + rest).decode().endswith("ready to serve\nreceived SIGTERM, shutting down\n")
+
+
+def test_events_are_listed_by_field_selector(api_client):
+    core = client.CoreV1Api(api_client)
+    core.create_namespaced_pod(
+        "default",
+        {"metadata": {"name": "eventful"}, "spec": {"containers": [{"name": "app", "image": "nginx:1.27"}]}},
+    )
+    events = core.list_namespaced_event("default", field_selector="involvedObject.name=eventful").items
+    assert [e.reason for e in events] == ["Scheduled", "Pulling", "Pulled", "Created", "Started"]
+    assert {e.involved_object.kind for e in events} == {"Pod"} and events[
+        0
+    ].source.component == "default-scheduler"
+    started = core.list_namespaced_event(
+        "default", field_selector="involvedObject.name=eventful,reason=Started"
+    )
+    assert [(e.count, e.type, e.message) for e in started.items] == [(1, "Normal", "Started container app")]

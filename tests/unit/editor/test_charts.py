@@ -34,3 +34,8 @@ def test_bars_of_clusters_over_capacity_use_the_warning_colour():
 def test_the_axis_leaves_room_above_the_largest_bar():
     fig = split_figure(["a"], [40], [50]).to_dict()
     assert fig["layout"]["xaxis"]["range"] == [0, pytest.approx(55)]
+
+
+def test_names_are_escaped_for_plotly_which_reads_tags_in_text():
+    fig = split_figure(["<a href=https://example.com>x</a>", "b&b"], [1, 1]).to_dict()
+    assert list(fig["data"][0]["y"]) == ["&lt;a href=https://example.com&gt;x&lt;/a&gt;", "b&amp;b"]

@@ -98,8 +98,7 @@ def test_the_current_placement_is_shown_beside_the_proposed_one():
         ("beijing", 5, 7, 2),
         ("shanghai", 5, 3, -2),
     ]
-    figure = __import__("json").loads(preview.figure)
-    assert [trace["name"] for trace in figure["data"]] == ["now", "proposed"]
+    assert [trace["name"] for trace in preview.figure["data"]] == ["now", "proposed"]
 
 
 def test_a_cluster_that_cannot_hold_its_share_gets_a_capacity_warning():

@@ -8,8 +8,8 @@ import pytest
 
 from membersim import api
 from membersim.cluster import Cluster
-from membersim.controller import is_active
 from membersim.placement import pod_requests
+from membersim.pods import is_active
 from membersim.resources import DEPLOYMENT, JOB, POD, REPLICASET
 from membersim.spec import ClusterSpec
 
@@ -104,13 +104,13 @@ def test_creating_a_deployment_syncs_only_that_deployment_not_every_stored_one(c
     for i in range(30):
         api.create(cluster, DEPLOYMENT, "default", workload(f"d{i}"), NO_QUERY)
     synced = []
-    real = cluster.controller._sync_deployment
+    real = cluster.controller.deployments.sync
 
     def counting(deployment):
         synced.append(deployment["metadata"]["name"])
         return real(deployment)
 
-    monkeypatch.setattr(cluster.controller, "_sync_deployment", counting)
+    monkeypatch.setattr(cluster.controller.deployments, "sync", counting)
     api.create(cluster, DEPLOYMENT, "default", workload("new"), NO_QUERY)
     assert set(synced) == {"new"}
     assert cluster.store.get(DEPLOYMENT, "default", "new")["status"]["readyReplicas"] == 1
@@ -120,25 +120,25 @@ def test_a_reconcile_with_no_write_since_the_last_one_still_looks_at_every_deplo
     for i in range(3):
         api.create(cluster, DEPLOYMENT, "default", workload(f"d{i}"), NO_QUERY)
     synced = []
-    real = cluster.controller._sync_deployment
-    monkeypatch.setattr(cluster.controller, "_sync_deployment", lambda d: synced.append(d) or real(d))
+    real = cluster.controller.deployments.sync
+    monkeypatch.setattr(cluster.controller.deployments, "sync", lambda d: synced.append(d) or real(d))
     cluster.controller.reconcile()
     assert sorted(d["metadata"]["name"] for d in synced) == ["d0", "d1", "d2"]
 
 
 def test_after_a_failed_pass_the_next_reconcile_looks_at_everything_again(cluster, monkeypatch):
     api.create(cluster, DEPLOYMENT, "default", workload("web"), NO_QUERY)
-    real = cluster.controller._pass
+    real = cluster.controller.run_pass
 
     def failing():
         raise RuntimeError("simulated controller bug")
 
     stored = cluster.store.get(REPLICASET, "default", cluster.store.list(REPLICASET)[0]["metadata"]["name"])
     cluster.store.put(REPLICASET, {**stored, "spec": {**stored["spec"], "replicas": 0}})
-    monkeypatch.setattr(cluster.controller, "_pass", failing)
+    monkeypatch.setattr(cluster.controller, "run_pass", failing)
     with pytest.raises(RuntimeError):
         cluster.controller.reconcile()
-    monkeypatch.setattr(cluster.controller, "_pass", real)
+    monkeypatch.setattr(cluster.controller, "run_pass", real)
     api.create(cluster, DEPLOYMENT, "default", workload("other"), NO_QUERY)
     web = cluster.store.get(REPLICASET, "default", stored["metadata"]["name"])
     assert web["spec"]["replicas"] == 1

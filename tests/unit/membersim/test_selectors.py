@@ -40,7 +40,7 @@ def test_label_selector_matches_like_kubernetes(selector, expected):
     assert labels_match(parse_label_selector(selector), LABELS) is expected
 
 
-@pytest.mark.parametrize("selector", ["app=web,", "tier in ()", "a b", "x>y", "=web"])
+@pytest.mark.parametrize("selector", ["app=web,", "tier in (front back)", "a b", "x>y", "=web"])
 def test_malformed_label_selectors_are_rejected(selector):
     with pytest.raises(SelectorError):
         parse_label_selector(selector)

@@ -1,0 +1,38 @@
+"""Stored objects are encoded once and the encoding is reused by lists and watch events."""
+
+from __future__ import annotations
+
+import json
+
+from membersim import encoding
+
+
+def test_a_list_splices_item_encodings_without_kind_and_api_version():
+    items = [{"kind": "Pod", "apiVersion": "v1", "metadata": {"name": f"p{i}"}} for i in range(3)]
+    body = encoding.encode_list("PodList", "v1", {"resourceVersion": "7"}, items)
+    assert json.loads(body) == {
+        "kind": "PodList",
+        "apiVersion": "v1",
+        "metadata": {"resourceVersion": "7"},
+        "items": [{"metadata": {"name": f"p{i}"}} for i in range(3)],
+    }
+
+
+def test_an_object_is_encoded_once_per_form_and_a_new_version_anew():
+    pod = {"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "p", "resourceVersion": "1"}}
+    first = encoding.encode(pod)
+    assert encoding.encode(pod) is first
+    assert json.loads(encoding.encode(pod, as_item=True)) == {
+        "metadata": {"name": "p", "resourceVersion": "1"}
+    }
+    newer = {**pod, "metadata": {"name": "p", "resourceVersion": "2"}}
+    assert json.loads(encoding.encode(newer))["metadata"]["resourceVersion"] == "2"
+    assert json.loads(encoding.encode_event("MODIFIED", newer)) == {"type": "MODIFIED", "object": newer}
+
+
+def test_the_cache_stays_within_its_byte_budget(monkeypatch):
+    monkeypatch.setattr(encoding, "MAX_BYTES", 2000)
+    objects = [{"metadata": {"name": f"object-{i}", "padding": "x" * 100}} for i in range(100)]
+    for obj in objects:
+        encoding.encode(obj)
+    assert encoding._size[0] <= 2000
