@@ -9,6 +9,7 @@ NAV_ITEMS = (
     (_("Clusters"), "clusters:list"),
     (_("Workloads"), "scheduling:workloads"),
     (_("Policies"), "scheduling:policies"),
+    (_("Quotas"), "scheduling:quotas"),
     (_("Health"), "clusters:fleet"),
     (_("Alerts"), "observability:alerts"),
     (_("Network"), "observability:network"),

@@ -32,6 +32,7 @@ __all__ = [
     "UNKNOWN",
     "ClusterTaintPolicy",
     "Event",
+    "FederatedResourceQuota",
     "OverridePolicy",
     "PropagationPolicy",
     "ResourceBinding",
@@ -181,6 +182,13 @@ class ResourceBinding(models.Model):
     propagate_deps = models.BooleanField(default=False)
     preserve_resources_on_deletion = models.BooleanField(default=False)
     suspension = models.JSONField(null=True, blank=True)
+    # karmada-ui: an operator's own holds on this workload {scheduling, dispatching, dispatchingOnClusters},
+    # merged into spec.suspension with the policy's (karmada/suspension.py)
+    suspension_holds = models.JSONField(default=dict, blank=True)
+    # spec.schedulePriority.priority, resolved from the policy's PriorityClass; None when the policy sets none
+    schedule_priority = models.IntegerField(null=True, blank=True, db_index=True)
+    # spec.workloadAffinityGroups {affinityGroup, antiAffinityGroup}: "<label key>=<value>" of the template
+    workload_affinity_groups = models.JSONField(null=True, blank=True)
     failover = models.JSONField(null=True, blank=True)
     required_by = models.JSONField(
         default=list, blank=True, help_text="Bindings whose workloads reference this dependency."
@@ -212,6 +220,19 @@ class ResourceBinding(models.Model):
     @property
     def permanent_id_label(self) -> str:
         return names.CRB_PERMANENT_ID if self.is_cluster_scoped else names.RB_PERMANENT_ID
+
+    @property
+    def priority(self) -> int:
+        """The scheduling queue's priority: spec.schedulePriority.priority, 0 when unset."""
+        return self.schedule_priority or 0
+
+    @property
+    def affinity_group(self) -> str:
+        return str((self.workload_affinity_groups or {}).get("affinityGroup") or "")
+
+    @property
+    def anti_affinity_group(self) -> str:
+        return str((self.workload_affinity_groups or {}).get("antiAffinityGroup") or "")
 
     def target_replicas(self) -> dict[str, int]:
         """spec.clusters as {cluster: replicas}."""
@@ -308,3 +329,33 @@ class ClusterTaintPolicy(models.Model):
 
     def __str__(self) -> str:
         return f"ClusterTaintPolicy {self.name}"
+
+
+class FederatedResourceQuota(models.Model):
+    """A FederatedResourceQuota (policy.karmada.io/v1alpha1): an overall limit for one namespace.
+
+    ``spec.overall`` limits the sum over the namespace's ResourceBindings of replicas times per-replica
+    requests; the scheduler refuses a result that would exceed it.  The status (overall, overallUsed)
+    is derived from the bindings whenever it is read.
+    """
+
+    namespace = models.CharField(max_length=63)
+    name = models.CharField(max_length=253)
+    permanent_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    labels = models.JSONField(default=dict, blank=True)
+    annotations = models.JSONField(default=dict, blank=True)
+    spec = models.JSONField(help_text="The Karmada spec: overall and, optionally, staticAssignments.")
+    generation = models.PositiveBigIntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["namespace", "name"], name="federated_quota_identity")]
+        ordering = ["namespace", "name"]
+
+    def __str__(self) -> str:
+        return f"FederatedResourceQuota {self.namespace}/{self.name}"
+
+    @property
+    def overall(self) -> dict[str, str]:
+        return dict(self.spec.get("overall") or {})

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from scheduling.karmada.suspension import dispatching_suspended, scheduling_suspended, suspended_on
 from scheduling.models import Event, ResourceBinding, ResourceTemplate, Work
 
 PLACEMENT_SORTS = ("name", "-name", "desired", "-desired", "ready", "-ready")
@@ -23,6 +24,8 @@ class Placement:
     applied: bool
     targeted: bool
     message: str = ""
+    # what is held for this workload here: "scheduling", "dispatching", or both ("" when nothing)
+    suspended: str = ""
 
     @property
     def sort_name(self) -> tuple[str, str, str]:
@@ -43,7 +46,18 @@ def _placement(binding: ResourceBinding, work: Work | None, cluster_name: str) -
         applied=bool(work and work.in_sync),
         targeted=targeted,
         message=work.applied_message if work and not work.in_sync else "",
+        suspended=held_here(binding.suspension, cluster_name),
     )
+
+
+def held_here(suspension: dict[str, Any] | None, cluster_name: str) -> str:
+    """What a binding's suspension holds on one cluster, in words for a badge's title."""
+    held = []
+    if scheduling_suspended(suspension):
+        held.append("scheduling")
+    if dispatching_suspended(suspension) or cluster_name in suspended_on(suspension):
+        held.append("dispatching")
+    return ", ".join(held)
 
 
 def list_placements(cluster_name: str) -> list[Placement]:

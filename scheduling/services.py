@@ -1,9 +1,10 @@
 """The verbs other layers call: apply YAML (or one reviewed policy), delete a template, rebalance
-workloads. Each write leaves one audit entry with who, what and the diff."""
+workloads, pause and resume them. Each write leaves one audit entry with who, what and the diff."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -14,6 +15,7 @@ from core import audit
 from core.errors import field_path
 from scheduling import tasks
 from scheduling.controllers.apply import Applied, ApplyError, ApplyResult, apply_documents, parse_yaml
+from scheduling.karmada.suspension import binding_suspension, normal_holds
 from scheduling.models import PropagationPolicy, ResourceBinding, ResourceTemplate
 
 ReviewedMove = tuple[str, Mapping[str, int], Mapping[str, int]]  # (workload, replicas before, after)
@@ -113,3 +115,69 @@ def rebalance(bindings: list[ResourceBinding], user: Any = None, now: datetime |
 def rebalance_policy(policy: PropagationPolicy, user: Any = None, now: datetime | None = None) -> int:
     """Rebalance every workload a policy holds."""
     return rebalance(list(policy.bindings.select_related("template")), user=user, now=now)
+
+
+SCHEDULING = "scheduling"
+DISPATCHING = "dispatching"
+
+
+@dataclass(frozen=True)
+class HoldResult:
+    """What a pause or resume did: whether anything changed, and what the policy still suspends."""
+
+    changed: bool
+    suspension: dict[str, Any] | None
+    policy_suspension: dict[str, Any] | None
+
+
+def set_hold(
+    binding: ResourceBinding, what: str, paused: bool, cluster: str = "", user: Any = None
+) -> HoldResult:
+    """Pause or resume one workload's scheduling, or its dispatching (everywhere, or to one cluster).
+
+    The hold is the operator's own, merged with the policy's suspension into spec.suspension; resuming
+    never lifts what the policy itself suspends.  Audited; the scheduler (on resuming scheduling) or the
+    propagation (on a dispatch change) runs after the commit.
+    """
+    if what not in (SCHEDULING, DISPATCHING):
+        raise ValueError(f"what must be {SCHEDULING} or {DISPATCHING}")
+    if what == SCHEDULING and cluster:
+        raise ValueError("scheduling is paused for the whole workload, not per cluster")
+    with transaction.atomic():
+        row = ResourceBinding.objects.select_for_update(of=("self",)).select_related("template", "policy")
+        binding = row.get(pk=binding.pk)
+        holds = normal_holds(binding.suspension_holds)
+        if cluster:
+            listed = set(holds.get("dispatchingOnClusters") or [])
+            holds["dispatchingOnClusters"] = sorted(listed | {cluster} if paused else listed - {cluster})
+        else:
+            holds[what] = paused
+            if what == DISPATCHING and not paused:
+                holds.pop("dispatchingOnClusters", None)
+        holds = normal_holds(holds)
+        policy_suspension = binding.policy.spec.get("suspension") if binding.policy else None
+        suspension = binding_suspension(policy_suspension, holds)
+        before = binding.suspension
+        changed = holds != normal_holds(binding.suspension_holds) or suspension != binding.suspension
+        if changed:
+            binding.suspension_holds = holds
+            if suspension != binding.suspension:
+                binding.suspension = suspension
+                binding.generation += 1
+            binding.save(update_fields=["suspension_holds", "suspension", "generation", "updated_at"])
+            where = f" to {cluster}" if cluster else ""
+            audit.record(
+                user,
+                f"{'pause' if paused else 'resume'}-{what}",
+                binding.template.kind,
+                binding.template.name,
+                namespace=binding.namespace,
+                summary=f"{what}{where} {'paused' if paused else 'resumed'} by an operator",
+                old={"suspension": before},
+                new={"suspension": suspension},
+            )
+            if what == SCHEDULING and not paused:
+                tasks.after_commit(tasks.schedule_binding, binding.pk)
+            if what == DISPATCHING:
+                tasks.after_commit(tasks.sync_binding, binding.pk)
+    return HoldResult(changed, binding.suspension, policy_suspension)

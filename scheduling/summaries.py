@@ -12,6 +12,13 @@ from scheduling import events
 from scheduling.controllers.detector import candidate
 from scheduling.controllers.export import binding_document, propagation_policy_document, template_document
 from scheduling.karmada.interpreter import workload_of
+from scheduling.karmada.suspension import (
+    dispatching_suspended,
+    is_suspended,
+    normal_holds,
+    scheduling_suspended,
+    suspended_on,
+)
 from scheduling.models import Event, PropagationPolicy, ResourceBinding, ResourceTemplate, Work
 from scheduling.planner import InputError, Placement
 
@@ -52,6 +59,14 @@ class WorkloadRow:
     def scheduled(self) -> dict[str, Any] | None:
         return self.binding.condition("Scheduled") if self.binding else None
 
+    @property
+    def suspended(self) -> bool:
+        return self.binding is not None and is_suspended(self.binding.suspension)
+
+    @property
+    def priority(self) -> int | None:
+        return self.binding.schedule_priority if self.binding else None
+
     def as_dict(self) -> dict[str, Any]:
         t = self.template
         return {
@@ -70,7 +85,30 @@ class WorkloadRow:
             "replicas": self.binding.replicas if self.binding else 0,
             "scheduled": self.scheduled,
             "clusters": [c.__dict__ for c in self.clusters],
+            "schedulePriority": self.priority,
+            "suspension": suspension_summary(self.binding, self.template.policy) if self.binding else None,
+            "workloadAffinityGroups": self.binding.workload_affinity_groups if self.binding else None,
         }
+
+
+def suspension_summary(
+    binding: ResourceBinding, policy_row: PropagationPolicy | None = None
+) -> dict[str, Any]:
+    """What is held and who holds it: the binding's spec.suspension, the operator's holds, the policy's.
+
+    ``policy_row`` saves a query when the caller has the template's policy at hand.
+    """
+    row = policy_row if policy_row is not None else binding.policy
+    policy = (row.spec.get("suspension") if row else None) or {}
+    holds = normal_holds(binding.suspension_holds)
+    return {
+        "suspended": is_suspended(binding.suspension),
+        "scheduling": scheduling_suspended(binding.suspension),
+        "dispatching": dispatching_suspended(binding.suspension),
+        "dispatchingOnClusters": suspended_on(binding.suspension),
+        "byOperator": holds,
+        "byPolicy": policy,
+    }
 
 
 def cluster_replicas(binding: ResourceBinding) -> list[ClusterReplicas]:
@@ -206,6 +244,8 @@ def workload_chain(template: ResourceTemplate) -> dict[str, Any]:
         except InputError:
             strategy = None
     chain: dict[str, Any] = {
+        "suspension": suspension_summary(binding) if binding else None,
+        "priority_class": _priority_class(template),
         "template": template,
         "template_yaml": yaml.safe_dump(template_document(template), sort_keys=False),
         "policy": template.policy,
@@ -220,6 +260,14 @@ def workload_chain(template: ResourceTemplate) -> dict[str, Any]:
         "binding_events": list(events.for_object(binding)[:20]) if binding else [],
     }
     return chain
+
+
+def _priority_class(template: ResourceTemplate) -> str:
+    """The PriorityClass the template's policy names (schedulePriority), or ""."""
+    policy = template.policy
+    if policy is None:
+        return ""
+    return str((policy.spec.get("schedulePriority") or {}).get("priorityClassName") or "")
 
 
 def event_dict(event: Event) -> dict[str, Any]:

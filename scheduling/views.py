@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -19,7 +19,7 @@ from clusters.models import Cluster
 from core.models import AuditEntry
 from core.permissions import role_required
 from core.roles import OPERATOR, VIEWER, has_role
-from scheduling import services, summaries
+from scheduling import quotas, services, summaries
 from scheduling.models import PropagationPolicy, ResourceBinding, ResourceTemplate
 from scheduling.placements import (
     PLACEMENT_SORTS,
@@ -51,6 +51,7 @@ def workload(request: HttpRequest, pk: int) -> HttpResponse:
     template = get_object_or_404(ResourceTemplate.objects.select_related("policy"), pk=pk)
     context = summaries.workload_chain(template)
     context["can_rebalance"] = has_role(request.user, OPERATOR) and context["binding"] is not None
+    context["can_hold"] = context["can_rebalance"]
     if request.htmx and request.htmx.target == "workload-members":
         return render(request, "scheduling/_workload_members.html", context)
     return render(request, "scheduling/workload.html", context)
@@ -64,6 +65,49 @@ def workload_rebalance(request: HttpRequest, pk: int) -> HttpResponse:
     services.rebalance([binding], user=request.user)
     messages.success(request, _("Rebalance requested: the scheduler recomputes this workload from scratch."))
     return redirect("scheduling:workload", pk=pk)
+
+
+@require_POST
+@role_required(OPERATOR)
+def workload_hold(request: HttpRequest, pk: int) -> HttpResponse:
+    """Pause or resume the workload's scheduling, or its dispatching (everywhere, or to one cluster)."""
+    template = get_object_or_404(ResourceTemplate, pk=pk)
+    rows = ResourceBinding.objects.select_related("template", "policy")
+    binding = get_object_or_404(rows, template=template)
+    what = request.POST.get("what", "")
+    action = request.POST.get("action", "")
+    cluster = request.POST.get("cluster", "").strip()
+    if what not in (services.SCHEDULING, services.DISPATCHING) or action not in ("pause", "resume"):
+        return HttpResponseBadRequest(_("what must be scheduling or dispatching, action pause or resume"))
+    if cluster and (what != services.DISPATCHING or cluster not in binding.target_replicas()):
+        return HttpResponseBadRequest(_("cluster must be one of the workload's clusters, for dispatching"))
+    result = services.set_hold(binding, what, action == "pause", cluster=cluster, user=request.user)
+    messages.success(request, _hold_message(what, action, cluster, result))
+    return redirect("scheduling:workload", pk=pk)
+
+
+def _hold_message(what: str, action: str, cluster: str, result: services.HoldResult) -> str:
+    words = {
+        ("scheduling", "pause"): _("Scheduling paused: the scheduler leaves this workload where it is."),
+        ("scheduling", "resume"): _("Scheduling resumed."),
+        ("dispatching", "pause"): _("Dispatching paused: member clusters keep their current copies."),
+        ("dispatching", "resume"): _("Dispatching resumed."),
+    }
+    text = str(words[(what, action)])
+    if cluster:
+        text = _("%(cluster)s: %(text)s") % {"cluster": cluster, "text": text}
+    if action == "resume" and what == "dispatching" and result.policy_suspension:
+        text += " " + _("The policy itself still suspends dispatching; change the policy to lift that.")
+    return text
+
+
+@role_required(VIEWER)
+def quota_panel(request: HttpRequest) -> HttpResponse:
+    """Each namespace's FederatedResourceQuotas: used against limit, the workloads using them, refusals."""
+    namespace = request.GET.get("namespace", "").strip()
+    return render(
+        request, "scheduling/quotas.html", {"panels": quotas.quota_panels(namespace), "namespace": namespace}
+    )
 
 
 @role_required(VIEWER)

@@ -8,6 +8,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from scheduling import summaries
 from scheduling.controllers.export import binding_document, propagation_policy_document
 
 
@@ -66,6 +67,85 @@ class ApplyResultSerializer(serializers.Serializer):
     objects = AppliedSerializer(many=True)
 
 
+# ------------------------------------------------------------------- priority, suspension and quotas
+
+
+class SuspensionRequestSerializer(serializers.Serializer):
+    """Pause (true) or resume (false) the workload's scheduling, or its dispatching; with cluster,
+    dispatching to that one cluster only. Exactly one of scheduling or dispatching."""
+
+    scheduling = serializers.BooleanField(required=False, help_text="true pauses scheduling, false resumes")
+    dispatching = serializers.BooleanField(required=False, help_text="true pauses dispatching, false resumes")
+    cluster = serializers.CharField(
+        required=False, help_text="with dispatching: only this one of the workload's clusters"
+    )
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError({unknown[0]: ["is not a field of this request"]})
+            for key in ("scheduling", "dispatching"):
+                if key in data and not isinstance(data[key], bool):
+                    raise serializers.ValidationError({key: ["must be true (pause) or false (resume)"]})
+        return super().to_internal_value(data)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        chosen = [key for key in ("scheduling", "dispatching") if key in attrs]
+        if len(chosen) != 1:
+            raise serializers.ValidationError(
+                {"scheduling": ["give exactly one of scheduling or dispatching (true pauses, false resumes)"]}
+            )
+        if "cluster" in attrs and chosen[0] != "dispatching":
+            raise serializers.ValidationError({"cluster": ["only dispatching is paused per cluster"]})
+        return attrs
+
+
+class SuspensionSerializer(CamelCaseSerializer):
+    """What is held for a workload and by whom (the operator's holds, the policy's suspension)."""
+
+    suspended = serializers.BooleanField()
+    scheduling = serializers.BooleanField(help_text="spec.suspension.scheduling")
+    dispatching = serializers.BooleanField(help_text="dispatching suspended to every cluster")
+    dispatching_on_clusters = serializers.ListField(child=serializers.CharField())
+    by_operator = serializers.JSONField(help_text="the operator's holds")
+    by_policy = serializers.JSONField(help_text="the policy's own spec.suspension")
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        return dict(instance)
+
+
+class QuotaResourceSerializer(serializers.Serializer):
+    resource = serializers.CharField()
+    limit = serializers.CharField()
+    used = serializers.CharField()
+    percent = serializers.IntegerField(help_text="used as a percentage of the limit")
+    over = serializers.BooleanField()
+    counted = serializers.BooleanField(
+        help_text="false for a key Karmada never counts (requests.cpu, pods, ...)"
+    )
+
+
+class QuotaWorkloadSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="template.pk")
+    kind = serializers.CharField(source="template.kind")
+    name = serializers.CharField(source="template.name")
+    usage = serializers.DictField(child=serializers.CharField(), help_text="what it uses of each limit")
+    refused = serializers.CharField(allow_blank=True, help_text="the QuotaExceeded message, when refused")
+
+
+class QuotaSerializer(serializers.Serializer):
+    """A FederatedResourceQuota with its status now, used against limit, and its namespace's workloads."""
+
+    namespace = serializers.CharField(source="entry.quota.namespace")
+    name = serializers.CharField(source="entry.quota.name")
+    document = serializers.JSONField(
+        source="entry.document", help_text="the quota as Karmada YAML, with status"
+    )
+    resources = QuotaResourceSerializer(source="entry.resources", many=True)
+    workloads = QuotaWorkloadSerializer(source="panel.workloads", many=True)
+
+
 # ----------------------------------------------------------------------------------------- workloads
 
 
@@ -92,10 +172,27 @@ class WorkloadSerializer(CamelCaseSerializer):
     replicas = serializers.SerializerMethodField()
     scheduled = serializers.JSONField(allow_null=True, help_text="the binding's Scheduled condition")
     clusters = ClusterReplicasSerializer(many=True)
+    schedule_priority = serializers.IntegerField(
+        source="priority", allow_null=True, help_text="spec.schedulePriority.priority; null when unset (0)"
+    )
+    suspension = serializers.SerializerMethodField()
+    workload_affinity_groups = serializers.SerializerMethodField()
 
     @extend_schema_field(serializers.IntegerField())
     def get_replicas(self, row: Any) -> int:
         return row.binding.replicas if row.binding else 0
+
+    @extend_schema_field(SuspensionSerializer(allow_null=True))
+    def get_suspension(self, row: Any) -> dict[str, Any] | None:
+        return summaries.suspension_summary(row.binding, row.template.policy) if row.binding else None
+
+    @extend_schema_field(
+        serializers.JSONField(
+            allow_null=True, help_text="{affinityGroup, antiAffinityGroup}: <label>=<value>"
+        )
+    )
+    def get_workload_affinity_groups(self, row: Any) -> dict[str, str] | None:
+        return row.binding.workload_affinity_groups if row.binding else None
 
 
 class WorkSerializer(CamelCaseSerializer):
@@ -225,3 +322,7 @@ class PreviewSerializer(CamelCaseSerializer):
     delta = serializers.DictField(child=serializers.DictField(child=serializers.IntegerField()))
     methods_differ = serializers.BooleanField()
     alternative = serializers.JSONField(help_text="the plan under the other division method")
+    quota = serializers.JSONField(allow_null=True, help_text="the FederatedResourceQuota check of the split")
+    cost = serializers.JSONField(
+        allow_null=True, help_text="the split's cost from the clusters' price labels"
+    )

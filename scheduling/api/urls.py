@@ -14,6 +14,13 @@ urlpatterns = [
         views.WorkloadRebalanceView.as_view(),
         name="scheduling-workload-rebalance",
     ),
+    path(
+        "workloads/<int:pk>/suspension/",
+        views.WorkloadSuspensionView.as_view(),
+        name="scheduling-workload-suspension",
+    ),
+    path("quotas/", views.QuotaListView.as_view(), name="scheduling-quotas"),
+    path("quotas/<str:namespace>/<str:name>/", views.QuotaDetailView.as_view(), name="scheduling-quota"),
     path("policies/", views.PolicyListView.as_view(), name="scheduling-policies"),
     path("policies/<int:pk>/", views.PolicyDetailView.as_view(), name="scheduling-policy"),
     path(

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db.models import QuerySet
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -17,9 +17,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.api_errors import ErrorSerializer
+from core.errors import FieldError
 from core.models import AuditEntry
 from core.roles import VIEWER
-from scheduling import services, summaries
+from scheduling import quotas, services, summaries
 from scheduling.api.serializers import (
     ApplyRequestSerializer,
     ApplyResultSerializer,
@@ -27,7 +28,10 @@ from scheduling.api.serializers import (
     PolicySerializer,
     PreviewRequestSerializer,
     PreviewSerializer,
+    QuotaSerializer,
     RebalancedSerializer,
+    SuspensionRequestSerializer,
+    SuspensionSerializer,
     WorkloadChainSerializer,
     WorkloadSerializer,
 )
@@ -154,6 +158,62 @@ class WorkloadRebalanceView(APIView):
         binding = get_object_or_404(ResourceBinding.objects.select_related("template"), template=template)
         count = services.rebalance([binding], user=request.user)
         return Response(RebalancedSerializer({"rebalanced": count}).data, status=status.HTTP_202_ACCEPTED)
+
+
+class WorkloadSuspensionView(APIView):
+    """Pause or resume a workload's scheduling or dispatching (per cluster too); operator role, audited."""
+
+    @extend_schema(request=SuspensionRequestSerializer, responses={200: SuspensionSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        template = get_object_or_404(ResourceTemplate, pk=pk)
+        binding = get_object_or_404(
+            ResourceBinding.objects.select_related("template", "policy"), template=template
+        )
+        serializer = SuspensionRequestSerializer(
+            data=request.data if isinstance(request.data, dict) else None
+        )
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        what = services.SCHEDULING if "scheduling" in data else services.DISPATCHING
+        cluster = data.get("cluster", "")
+        if cluster and cluster not in binding.target_replicas():
+            raise FieldError("cluster", "must be one of the workload's clusters")
+        services.set_hold(binding, what, data[what], cluster=cluster, user=request.user)
+        binding.refresh_from_db()
+        return Response(SuspensionSerializer(summaries.suspension_summary(binding)).data)
+
+
+@dataclass
+class QuotaItem:
+    """One quota of a namespace's panel, as QuotaSerializer shows it."""
+
+    panel: quotas.NamespacePanel
+    entry: quotas.QuotaPanel
+
+
+@extend_schema(parameters=[OpenApiParameter("namespace", str, description="only this namespace")])
+class QuotaListView(generics.ListAPIView):
+    """Every FederatedResourceQuota with its status now, used against limit, and the workloads using it."""
+
+    serializer_class = QuotaSerializer
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        panels = quotas.quota_panels(request.query_params.get("namespace", ""))
+        items = [QuotaItem(panel, entry) for panel in panels for entry in panel.quotas]
+        page = self.paginate_queryset(items) or []
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+
+
+class QuotaDetailView(APIView):
+    """One FederatedResourceQuota with its status now and the workloads of its namespace that use it."""
+
+    @extend_schema(responses={200: QuotaSerializer})
+    def get(self, request: Request, namespace: str, name: str) -> Response:
+        for panel in quotas.quota_panels(namespace):
+            for entry in panel.quotas:
+                if entry.quota.name == name:
+                    return Response(QuotaSerializer(QuotaItem(panel, entry)).data)
+        raise Http404("No FederatedResourceQuota matches the given query.")
 
 
 class PolicyListView(generics.ListAPIView):

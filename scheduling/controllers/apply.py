@@ -13,11 +13,14 @@ from django.db import transaction
 from core import useryaml
 from core.errors import FieldError
 from scheduling.karmada import names
+from scheduling.karmada.priority import PRIORITY_CLASS_API_GROUP, PRIORITY_CLASS_KIND
 from scheduling.karmada.webhooks import (
     SpecInvalid,
     validate_metadata,
     validate_override_spec,
+    validate_priority_class,
     validate_propagation_spec,
+    validate_quota_spec,
     validate_taint_policy_spec,
 )
 from scheduling.models import (
@@ -26,6 +29,7 @@ from scheduling.models import (
     OVERRIDE_POLICY,
     PROPAGATION_POLICY,
     ClusterTaintPolicy,
+    FederatedResourceQuota,
     OverridePolicy,
     PropagationPolicy,
     ResourceTemplate,
@@ -35,6 +39,7 @@ POLICY_API = "policy.karmada.io/v1alpha1"
 # Kubernetes stores objects of at most 1.5 MiB; this leaves room for many in one apply.
 MAX_APPLY_CHARACTERS = 8 * 2**20
 POLICY_KINDS = (PROPAGATION_POLICY, CLUSTER_PROPAGATION_POLICY, OVERRIDE_POLICY, CLUSTER_OVERRIDE_POLICY)
+FEDERATED_RESOURCE_QUOTA = "FederatedResourceQuota"
 # Objects the control plane derives itself; an export contains them, applying one changes nothing.
 DERIVED_GROUPS = ("work.karmada.io", "cluster.karmada.io")
 CLUSTER_SCOPED_KINDS = frozenset(
@@ -113,6 +118,7 @@ class ApplyResult:
 
     objects: list[Applied] = field(default_factory=list)
     template_ids: list[int] = field(default_factory=list)
+    # a policy, a quota or a PriorityClass changed: every template's binding may follow
     policies_changed: bool = False
 
     def lines(self) -> list[str]:
@@ -182,6 +188,8 @@ def _apply_one(document: Any, result: ApplyResult) -> Applied:
             return _apply_policy(document, kind, result)
         if kind == "ClusterTaintPolicy":
             return _apply_taint_policy(document)
+        if kind == FEDERATED_RESOURCE_QUOTA:
+            return _apply_quota(document, result)
         raise SpecInvalid([("kind", f"{kind} is not a kind of {POLICY_API} this control plane stores")])
     if group in DERIVED_GROUPS:
         metadata = document.get("metadata") or {}
@@ -307,6 +315,32 @@ def _apply_taint_policy(document: dict[str, Any]) -> Applied:
     return Applied("ClusterTaintPolicy", name, "", "configured", old=old, new=_policy_state(policy))
 
 
+def _apply_quota(document: dict[str, Any], result: ApplyResult) -> Applied:
+    """A FederatedResourceQuota; its status is derived from the bindings, so a given one is ignored."""
+    name, namespace, metadata = _split_metadata(document, namespaced=True)
+    if len(name) > 63:
+        raise SpecInvalid([("metadata.name", "must be no more than 63 characters")])
+    spec = validate_quota_spec(document.get("spec"))
+    labels = dict(metadata.get("labels") or {})
+    annotations = dict(metadata.get("annotations") or {})
+    quota = FederatedResourceQuota.objects.select_for_update().filter(namespace=namespace, name=name).first()
+    if quota is None:
+        quota = FederatedResourceQuota.objects.create(
+            namespace=namespace, name=name, spec=spec, labels=labels, annotations=annotations
+        )
+        result.policies_changed = True
+        return Applied(FEDERATED_RESOURCE_QUOTA, name, namespace, "created", new=_policy_state(quota))
+    if (quota.spec, quota.labels, quota.annotations) == (spec, labels, annotations):
+        return Applied(FEDERATED_RESOURCE_QUOTA, name, namespace, "unchanged")
+    old = _policy_state(quota)
+    if quota.spec != spec:
+        quota.generation += 1
+        result.policies_changed = True  # bindings refused before may fit now (or no longer grow)
+    quota.spec, quota.labels, quota.annotations = spec, labels, annotations
+    quota.save()
+    return Applied(FEDERATED_RESOURCE_QUOTA, name, namespace, "configured", old=old, new=_policy_state(quota))
+
+
 def clean_manifest(document: dict[str, Any], namespace: str) -> dict[str, Any]:
     """The template as stored: server-populated fields, status and the detector's claim metadata removed."""
     manifest = copy.deepcopy(document)
@@ -340,6 +374,11 @@ def _apply_template(
     name, namespace, _ = _split_metadata(document, namespaced)
     if namespace and names.is_reserved_namespace(namespace):
         raise SpecInvalid([("metadata.namespace", f"{namespace} is reserved for the control plane")])
+    priority_class = group == PRIORITY_CLASS_API_GROUP and kind == PRIORITY_CLASS_KIND
+    if priority_class:
+        problems = validate_priority_class(document)
+        if problems:
+            raise SpecInvalid(problems)
     manifest = clean_manifest(document, namespace)
     template = (
         ResourceTemplate.objects.select_for_update()
@@ -356,6 +395,7 @@ def _apply_template(
             manifest=manifest,
         )
         result.template_ids.append(template.pk)
+        result.policies_changed = result.policies_changed or priority_class
         return Applied(kind, name, namespace, "created", new=manifest)
     if template.manifest == manifest and template.deleting_since is None:
         return Applied(kind, name, namespace, "unchanged")
@@ -365,4 +405,5 @@ def _apply_template(
     template.manifest, template.api_version, template.deleting_since = manifest, api_version, None
     template.save()
     result.template_ids.append(template.pk)
+    result.policies_changed = result.policies_changed or priority_class  # bindings re-resolve their priority
     return Applied(kind, name, namespace, "configured", old=old, new=manifest)

@@ -9,10 +9,18 @@ from typing import Any
 from django.db import transaction
 
 from scheduling import events
+from scheduling.controllers.planner_inputs import binding_quotas
 from scheduling.karmada import names
 from scheduling.karmada.documents import Document, Policy, Workload, match_policy
-from scheduling.karmada.interpreter import requirements_json, workload_of
+from scheduling.karmada.interpreter import requirements_from_json, requirements_json, workload_of
 from scheduling.karmada.overrides import resource_selectors
+from scheduling.karmada.priority import (
+    PRIORITY_CLASS_API_GROUP,
+    PRIORITY_CLASS_KIND,
+    PriorityUnresolved,
+    resolve_priority,
+)
+from scheduling.karmada.suspension import binding_suspension
 from scheduling.models import (
     CLUSTER_PROPAGATION_POLICY,
     CLUSTER_RESOURCE_BINDING,
@@ -23,7 +31,15 @@ from scheduling.models import (
     ResourceBinding,
     ResourceTemplate,
 )
-from scheduling.planner import InputError, Placement
+from scheduling.planner import (
+    InputError,
+    Placement,
+    QuotaExceededError,
+    TargetCluster,
+    affinity_groups,
+    binding_usage,
+    check_quota,
+)
 
 
 @dataclass(frozen=True)
@@ -82,9 +98,45 @@ def choose_policy(
     return best if _can_preempt(best, holder.row) else holder.row
 
 
-def binding_spec(template: ResourceTemplate, workload: Workload, policy: PropagationPolicy) -> dict[str, Any]:
-    """The binding fields that follow from the template and its policy."""
+def find_priority_class(name: str) -> dict[str, Any] | None:
+    """The stored PriorityClass template of that name (scheduling.k8s.io/v1), or None."""
+    row = ResourceTemplate.objects.filter(
+        api_group=PRIORITY_CLASS_API_GROUP,
+        kind=PRIORITY_CLASS_KIND,
+        namespace="",
+        name=name,
+        deleting_since__isnull=True,
+    ).first()
+    return None if row is None else row.manifest
+
+
+def binding_spec(
+    template: ResourceTemplate,
+    workload: Workload,
+    policy: PropagationPolicy,
+    holds: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The binding fields that follow from the template, its policy and the operator's holds.
+
+    Raises PriorityUnresolved when the policy names a PriorityClass that is not stored.
+    """
     spec = policy.spec
+    groups = None
+    if template.namespace:  # workload affinity applies to ResourceBindings only
+        try:
+            affinity = Placement.from_dict(spec.get("placement") or {}).workload_affinity
+        except InputError:
+            affinity = None
+        affinity_group, anti_affinity_group = affinity_groups(affinity, workload.labels)
+        if affinity_group or anti_affinity_group:
+            groups = {
+                key: value
+                for key, value in (
+                    ("affinityGroup", affinity_group),
+                    ("antiAffinityGroup", anti_affinity_group),
+                )
+                if value
+            }
     return {
         "replicas": workload.replicas,
         "replica_requirements": requirements_json(template.manifest, workload.requirements),
@@ -93,7 +145,9 @@ def binding_spec(template: ResourceTemplate, workload: Workload, policy: Propaga
         "conflict_resolution": policy.conflict_resolution,
         "propagate_deps": policy.propagate_deps,
         "preserve_resources_on_deletion": bool(spec.get("preserveResourcesOnDeletion")),
-        "suspension": copy.deepcopy(spec.get("suspension")),
+        "suspension": binding_suspension(spec.get("suspension"), holds),
+        "schedule_priority": resolve_priority(spec.get("schedulePriority"), find_priority_class),
+        "workload_affinity_groups": groups,
         "failover": copy.deepcopy(spec.get("failover")),
     }
 
@@ -104,10 +158,16 @@ def binding_under(template: ResourceTemplate, policy: PropagationPolicy) -> Reso
     Unsaved: its spec follows from the template and the policy, while the scheduler's state (the
     previous result, eviction tasks, a pending rebalance) stays as it is. Previews hand it to the
     scheduler's own `planner_inputs`, so they plan exactly what the scheduler will. Raises InputError
-    when the template cannot be interpreted.
+    when the template cannot be interpreted or the policy names a PriorityClass that is not stored.
     """
-    spec = binding_spec(template, workload_of(template), policy)
     binding = ResourceBinding.objects.filter(template=template).first()
+    try:
+        spec = binding_spec(
+            template, workload_of(template), policy, binding.suspension_holds if binding else None
+        )
+    except PriorityUnresolved as exc:
+        # The detector would not bind the workload at all until the PriorityClass exists.
+        raise InputError("spec.schedulePriority.priorityClassName", str(exc)) from None
     if binding is None:
         binding = ResourceBinding(
             template=template,
@@ -165,7 +225,10 @@ def settled_binding(template_id: int, candidates: list[Candidate]) -> ResourceBi
         return binding
     if binding.template_generation != template.generation:
         return None
-    spec = binding_spec(template, workload, policy)
+    try:
+        spec = binding_spec(template, workload, policy, binding.suspension_holds)
+    except PriorityUnresolved:
+        return None
     return binding if all(getattr(binding, key) == value for key, value in spec.items()) else None
 
 
@@ -207,7 +270,45 @@ def _detect_locked(template_id: int, candidates: list[Candidate]) -> ResourceBin
     binding = ResourceBinding.objects.filter(template=template).first()
     if binding is not None and lazy_hold(binding, template, policy):
         return binding
-    return upsert_binding(template, binding_spec(template, workload, policy), policy)
+    try:
+        spec = binding_spec(template, workload, policy, binding.suspension_holds if binding else None)
+    except PriorityUnresolved as exc:
+        events.record(template, "Warning", "ApplyPolicyFailed", f"schedulePriority: {exc}")
+        return binding
+    refusal = quota_refusal(binding, spec) if binding is not None else None
+    if refusal is not None:
+        events.record(template, "Warning", "ApplyPolicyFailed", refusal)
+        return binding
+    return upsert_binding(template, spec, policy)
+
+
+def quota_refusal(binding: ResourceBinding, spec: dict[str, Any]) -> str | None:
+    """Karmada's binding webhook on the detector's update: new requests must keep the namespace in quota.
+
+    Only a change of per-replica requests on a scheduled binding changes its usage here (the scheduler
+    owns spec.clusters); the message is the refusal, or None when the update may go ahead.
+    """
+    if not binding.clusters or binding.replica_requirements == spec["replica_requirements"]:
+        return None
+    quotas = binding_quotas(binding)
+    if not quotas:
+        return None
+    try:
+        before_requirements = requirements_from_json(binding.replica_requirements)
+        after_requirements = requirements_from_json(spec["replica_requirements"])
+    except InputError:
+        return None
+    clusters = [TargetCluster(c["name"], int(c.get("replicas") or 0)) for c in binding.clusters]
+    try:
+        check_quota(
+            quotas,
+            binding.namespace,
+            binding_usage(before_requirements, clusters),
+            binding_usage(after_requirements, clusters),
+        )
+    except QuotaExceededError as exc:
+        return f"{exc.reason}: {exc.message}"
+    return None
 
 
 def lazy_hold(binding: ResourceBinding, template: ResourceTemplate, policy: PropagationPolicy) -> bool:

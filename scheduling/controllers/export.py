@@ -10,13 +10,15 @@ from typing import Any
 import yaml
 
 from clusters.models import Cluster
-from scheduling.controllers.apply import POLICY_API
-from scheduling.controllers.planner_inputs import cluster_document
+from kubesyntax.resources import format_resource
+from scheduling.controllers.apply import FEDERATED_RESOURCE_QUOTA, POLICY_API
+from scheduling.controllers.planner_inputs import cluster_document, namespace_usage
 from scheduling.karmada import names
 from scheduling.models import (
     CLUSTER_OVERRIDE_POLICY,
     OVERRIDE_POLICY,
     ClusterTaintPolicy,
+    FederatedResourceQuota,
     OverridePolicy,
     PropagationPolicy,
     ResourceBinding,
@@ -66,6 +68,28 @@ def taint_policy_document(policy: ClusterTaintPolicy) -> dict[str, Any]:
         "kind": "ClusterTaintPolicy",
         "metadata": _metadata(policy.name, "", policy.labels, policy.annotations),
         "spec": copy.deepcopy(policy.spec),
+    }
+
+
+def quota_status(quota: FederatedResourceQuota, used: dict[str, Any] | None = None) -> dict[str, Any]:
+    """status.overall (the enforced limits) and status.overallUsed (the namespace's bindings, per limit)."""
+    used = namespace_usage(quota.namespace) if used is None else used
+    overall = quota.overall
+    status: dict[str, Any] = {"overall": dict(overall)}
+    status["overallUsed"] = {
+        name: format_resource(name, used[name]) for name in sorted(overall) if name in used
+    }
+    return status
+
+
+def quota_document(quota: FederatedResourceQuota, used: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A FederatedResourceQuota with its status computed from the namespace's bindings now."""
+    return {
+        "apiVersion": POLICY_API,
+        "kind": FEDERATED_RESOURCE_QUOTA,
+        "metadata": _metadata(quota.name, quota.namespace, quota.labels, quota.annotations),
+        "spec": copy.deepcopy(quota.spec),
+        "status": quota_status(quota, used),
     }
 
 
@@ -124,6 +148,10 @@ def binding_document(binding: ResourceBinding) -> dict[str, Any]:
         spec["preserveResourcesOnDeletion"] = True
     if binding.suspension:
         spec["suspension"] = binding.suspension
+    if binding.schedule_priority is not None:
+        spec["schedulePriority"] = {"priority": binding.schedule_priority}
+    if binding.workload_affinity_groups:
+        spec["workloadAffinityGroups"] = binding.workload_affinity_groups
     if binding.failover:
         spec["failover"] = binding.failover
     status: dict[str, Any] = {"schedulerObservedGeneration": binding.scheduler_observed_generation}
@@ -161,6 +189,7 @@ def export_documents() -> list[dict[str, Any]]:
     documents += [
         override_policy_document(p) for p in OverridePolicy.objects.order_by("kind", "namespace", "name")
     ]
+    documents += [quota_document(q) for q in FederatedResourceQuota.objects.order_by("namespace", "name")]
     templates = ResourceTemplate.objects.filter(deleting_since__isnull=True).select_related("policy")
     documents += [template_document(t) for t in templates.order_by("namespace", "kind", "name")]
     bindings = ResourceBinding.objects.select_related("template", "policy").order_by("namespace", "name")

@@ -1,23 +1,32 @@
 """The planner's inputs from the database, built one way for the scheduler, the previews and the drills:
-clusters as Karmada Cluster objects and ClusterSnapshots, a binding as the planner's Binding and Placement."""
+clusters as Karmada Cluster objects and ClusterSnapshots, a binding as the planner's Binding and Placement,
+the namespace's FederatedResourceQuotas with their usage, and the workload affinity peers."""
 
 from __future__ import annotations
 
 import copy
+from fractions import Fraction
 from typing import Any
+
+from django.db.models import Q
 
 from clusters.models import Cluster
 from scheduling.karmada.documents import parse_cluster
 from scheduling.karmada.interpreter import requirements_from_json
-from scheduling.models import ResourceBinding
+from scheduling.models import RESOURCE_BINDING, FederatedResourceQuota, ResourceBinding
 from scheduling.planner import (
     Binding,
     ClusterSnapshot,
     EvictionTask,
     InputError,
     Placement,
+    QuotaSnapshot,
     TargetCluster,
+    WorkloadPeer,
+    add_usage,
+    binding_usage,
     division_method_from_annotations,
+    parse_resources,
 )
 
 CLUSTER_API = "cluster.karmada.io/v1alpha1"
@@ -122,7 +131,88 @@ def planner_binding(binding: ResourceBinding) -> Binding:
             for t in binding.graceful_eviction_tasks
         ),
         fresh=fresh,
+        affinity_group=binding.affinity_group,
+        anti_affinity_group=binding.anti_affinity_group,
     )
+
+
+def stored_usage(binding: ResourceBinding) -> dict[str, Fraction]:
+    """What one binding uses now: its spec.clusters times its per-replica requests (malformed: nothing)."""
+    try:
+        requirements = requirements_from_json(binding.replica_requirements)
+    except InputError:
+        return {}
+    clusters = [TargetCluster(c["name"], int(c.get("replicas") or 0)) for c in binding.clusters]
+    return binding_usage(requirements, clusters)
+
+
+def namespace_usage(namespace: str) -> dict[str, Fraction]:
+    """The sum of every ResourceBinding's usage in the namespace (status.overallUsed before filtering)."""
+    total: dict[str, Fraction] = {}
+    rows = ResourceBinding.objects.filter(kind=RESOURCE_BINDING, namespace=namespace).only(
+        "replica_requirements", "clusters"
+    )
+    for row in rows:
+        add_usage(total, stored_usage(row))
+    return total
+
+
+def quota_snapshot(quota: FederatedResourceQuota, used: dict[str, Fraction]) -> QuotaSnapshot | None:
+    """A stored quota as the planner checks it; None when its stored overall no longer parses."""
+    try:
+        overall = parse_resources(quota.spec.get("overall"), "spec.overall")
+    except InputError:
+        return None
+    counted = {name: amount for name, amount in used.items() if name in overall}
+    return QuotaSnapshot(namespace=quota.namespace, name=quota.name, overall=overall, used=counted)
+
+
+def load_quotas(namespace: str) -> list[QuotaSnapshot]:
+    """The namespace's FederatedResourceQuotas with its usage now; none for cluster-scoped bindings."""
+    if not namespace:
+        return []
+    quotas = list(FederatedResourceQuota.objects.filter(namespace=namespace))
+    if not quotas:
+        return []
+    used = namespace_usage(namespace)
+    return [snapshot for snapshot in (quota_snapshot(q, used) for q in quotas) if snapshot is not None]
+
+
+def binding_quotas(binding: ResourceBinding) -> list[QuotaSnapshot]:
+    """The quotas a ResourceBinding's schedule is checked against (ClusterResourceBindings have none)."""
+    return load_quotas(binding.namespace) if binding.kind == RESOURCE_BINDING else []
+
+
+def load_peers(namespace: str, affinity_group: str, anti_affinity_group: str) -> list[WorkloadPeer]:
+    """The namespace's ResourceBindings in either group, as the workload affinity filters compare them."""
+    if not namespace or not (affinity_group or anti_affinity_group):
+        return []
+    groups = Q()
+    if affinity_group:
+        groups |= Q(workload_affinity_groups__affinityGroup=affinity_group)
+    if anti_affinity_group:
+        groups |= Q(workload_affinity_groups__antiAffinityGroup=anti_affinity_group)
+    rows = ResourceBinding.objects.filter(groups, kind=RESOURCE_BINDING, namespace=namespace).select_related(
+        "template"
+    )
+    return [
+        WorkloadPeer(
+            namespace=row.namespace,
+            name=row.name,
+            affinity_group=row.affinity_group,
+            anti_affinity_group=row.anti_affinity_group,
+            clusters=tuple(c["name"] for c in row.clusters),
+            workload=f"{row.template.kind} {row.namespace}/{row.template.name}",
+        )
+        for row in rows
+    ]
+
+
+def binding_peers(binding: ResourceBinding) -> list[WorkloadPeer]:
+    """The peers a ResourceBinding's workload affinity groups compare it with."""
+    if binding.kind != RESOURCE_BINDING:
+        return []
+    return load_peers(binding.namespace, binding.affinity_group, binding.anti_affinity_group)
 
 
 def planner_placement(binding: ResourceBinding) -> Placement:

@@ -17,10 +17,16 @@ from core.audit import placement_delta
 from core.errors import FieldError
 from scheduling.controllers.apply import policy_row
 from scheduling.controllers.detector import binding_under
-from scheduling.controllers.planner_inputs import load_snapshots, planner_binding, planner_placement
+from scheduling.controllers.planner_inputs import (
+    binding_peers,
+    binding_quotas,
+    load_snapshots,
+    planner_binding,
+    planner_placement,
+)
 from scheduling.karmada.webhooks import SpecInvalid
 from scheduling.models import ResourceBinding, ResourceTemplate
-from scheduling.planner import LARGEST_REMAINDER, WEBSTER, InputError, describe, plan
+from scheduling.planner import LARGEST_REMAINDER, WEBSTER, InputError, describe, plan, split_cost
 
 
 class PreviewError(FieldError):
@@ -62,12 +68,16 @@ def preview(policy: Any, template: ResourceTemplate) -> dict[str, Any]:
         raise PreviewError(exc.path, exc.message) from None
     snapshots = load_snapshots()
     method = placement.division_method
+    peers, quotas = binding_peers(binding), binding_quotas(binding)
     results = {
-        m: plan(snapshots, replace(placement, division_method=m), inputs)
+        m: plan(snapshots, replace(placement, division_method=m), inputs, peers=peers, quotas=quotas)
         for m in (WEBSTER, LARGEST_REMAINDER)
     }
     chosen = results[method]
     current = binding.target_replicas()
+    # A split a quota refuses is still the one the scheduler computed: its cost is shown beside the current.
+    refused = (chosen.explanation.get("quota") or {}).get("proposed") if chosen.error else None
+    proposed = {e["name"]: e["replicas"] for e in refused} if refused is not None else chosen.replicas()
     return {
         "workload": {
             "id": template.pk,
@@ -84,4 +94,6 @@ def preview(policy: Any, template: ResourceTemplate) -> dict[str, Any]:
         "delta": placement_delta(current, chosen.replicas()),
         "methods_differ": results[WEBSTER].replicas() != results[LARGEST_REMAINDER].replicas(),
         "alternative": results[LARGEST_REMAINDER if method == WEBSTER else WEBSTER].as_dict(),
+        "quota": chosen.explanation.get("quota"),
+        "cost": split_cost(snapshots, inputs.requirements, proposed, current if binding.clusters else None),
     }

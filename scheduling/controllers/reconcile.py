@@ -12,6 +12,7 @@ from clusters.k8s import KubeError
 from clusters.models import Cluster
 from scheduling.controllers import detector, failover, propagation, rescheduling
 from scheduling.controllers.planner_inputs import load_snapshots
+from scheduling.controllers.scheduler import queue_order
 from scheduling.karmada.triggers import binding_trigger
 from scheduling.models import ResourceBinding, ResourceTemplate
 
@@ -28,7 +29,7 @@ class ReconcilePlan:
 
 
 def detect_all() -> list[int]:
-    """Run the detector over every template; the ids of the bindings that exist afterwards."""
+    """Run the detector over every template; the ids of the bindings that exist afterwards, in queue order."""
     candidates = detector.load_candidates()
     bindings = []
     for template_id in ResourceTemplate.objects.filter(deleting_since__isnull=True).values_list(
@@ -37,7 +38,7 @@ def detect_all() -> list[int]:
         binding = detector.detect_template(template_id, candidates)
         if binding is not None:
             bindings.append(binding.pk)
-    return bindings
+    return queue_order(bindings)
 
 
 def reconcile(now: datetime | None = None) -> ReconcilePlan:
@@ -65,5 +66,6 @@ def reconcile(now: datetime | None = None) -> ReconcilePlan:
             log.info("reconcile: %s skipped: %s", cluster.name, exc)
     for binding in ResourceBinding.objects.prefetch_related("works"):
         propagation.aggregate_status(binding)
+    plan.schedule = queue_order(plan.schedule)
     plan.apply = sorted(set(plan.apply))
     return plan

@@ -15,8 +15,14 @@ from core import audit
 from kubesyntax.durations import DurationError, parse_duration
 from kubesyntax.quantities import milli_units
 from scheduling import events
-from scheduling.controllers.planner_inputs import load_snapshots, planner_binding, planner_placement
+from scheduling.controllers.planner_inputs import (
+    binding_peers,
+    load_snapshots,
+    planner_binding,
+    planner_placement,
+)
 from scheduling.karmada.interpreter import requirements_from_json
+from scheduling.karmada.suspension import scheduling_suspended
 from scheduling.models import ResourceBinding
 from scheduling.planner import InputError, plan
 from scheduling.planner.dispenser import divide
@@ -103,6 +109,8 @@ def shed_hot_cluster(binding: ResourceBinding, now: datetime) -> bool:
     settings = _policy(binding)
     if settings is None or not binding.replicas or not binding.clusters:
         return False
+    if scheduling_suspended(binding.suspension):  # an operator holds its placement where it is
+        return False
     if binding.last_load_move_at and now - binding.last_load_move_at < timedelta(
         seconds=settings["duration"]
     ):
@@ -128,7 +136,7 @@ def shed_hot_cluster(binding: ResourceBinding, now: datetime) -> bool:
         return False
     _, source, heat = max(hot)
     count = replicas_to_shed(heat, settings["threshold"], request, targets[source])
-    result = plan(load_snapshots(), placement, planner_binding(binding))
+    result = plan(load_snapshots(), placement, planner_binding(binding), peers=binding_peers(binding))
     room = {
         c["name"]: int(c.get("allocatable") or 0)
         for c in result.explanation.get("clusters", [])

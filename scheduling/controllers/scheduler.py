@@ -8,12 +8,20 @@ from datetime import datetime
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from core import audit
 from metrics import recording
 from scheduling import events
-from scheduling.controllers.planner_inputs import load_snapshots, planner_binding, planner_placement
+from scheduling.controllers.planner_inputs import (
+    binding_peers,
+    binding_quotas,
+    load_snapshots,
+    planner_binding,
+    planner_placement,
+)
 from scheduling.karmada.triggers import EVERY_RECONCILE, REPLICAS_CHANGED, binding_trigger
 from scheduling.models import ResourceBinding
 from scheduling.planner import NO_CLUSTER_FIT, InputError, Plan, describe, plan
@@ -60,6 +68,22 @@ def unchanged(binding: ResourceBinding, result: Plan) -> bool:
     return same_clusters and same_term and (condition.get("status"), condition.get("reason")) == wanted
 
 
+def queue_order(binding_ids: list[int]) -> list[int]:
+    """Binding ids in the order the scheduling queue takes them: highest schedulePriority first, then the
+    one created first (Karmada's active queue: priority, then enqueue time)."""
+    if len(binding_ids) < 2:
+        return list(binding_ids)
+    rows = (
+        ResourceBinding.objects.filter(pk__in=binding_ids)
+        .annotate(queue_priority=Coalesce("schedule_priority", Value(0)))
+        .order_by("-queue_priority", "pk")
+        .values_list("pk", flat=True)
+    )
+    ordered = list(rows)
+    known = set(ordered)
+    return ordered + [pk for pk in binding_ids if pk not in known]
+
+
 def schedule_binding(binding_id: int, now: datetime | None = None, force: str = "") -> Plan | None:
     """Schedule one binding if a Karmada trigger holds (or `force` names one); the plan, or None."""
     return _schedule(binding_id, now or timezone.now(), force)[0]
@@ -68,7 +92,7 @@ def schedule_binding(binding_id: int, now: datetime | None = None, force: str = 
 def schedule_bindings(binding_ids: list[int], now: datetime | None = None) -> list[int]:
     """Schedule each binding whose trigger holds; the ids of those whose binding was written."""
     now = now or timezone.now()
-    return [binding_id for binding_id in binding_ids if _schedule(binding_id, now, "")[1]]
+    return [binding_id for binding_id in queue_order(binding_ids) if _schedule(binding_id, now, "")[1]]
 
 
 def _schedule(binding_id: int, now: datetime, force: str) -> tuple[Plan | None, bool]:
@@ -88,7 +112,13 @@ def _schedule(binding_id: int, now: datetime, force: str) -> tuple[Plan | None, 
         if trigger == EVERY_RECONCILE:
             started = time.monotonic()
             try:
-                result = plan(snapshots, planner_placement(binding), planner_binding(binding))
+                result = plan(
+                    snapshots,
+                    planner_placement(binding),
+                    planner_binding(binding),
+                    peers=binding_peers(binding),
+                    quotas=binding_quotas(binding),
+                )
             except InputError:
                 result = None
             if result is not None and unchanged(binding, result):
@@ -122,7 +152,7 @@ def _schedule_locked(binding_id: int, now: datetime, force: str) -> Plan | None:
         binding.save(update_fields=["conditions", "updated_at"])
         _count_attempt(trigger, False, started)
         return None
-    result = plan(snapshots, placement, inputs)
+    result = plan(snapshots, placement, inputs, peers=binding_peers(binding), quotas=binding_quotas(binding))
     before = binding.target_replicas()
     previous_error = (binding.condition("Scheduled") or {}).get("reason")
     clusters = [t.as_dict() for t in result.clusters]

@@ -98,6 +98,9 @@ class FormState:
     weight_mode: str = STATIC
     weights: list[WeightRow] = field(default_factory=list)
     uses_affinity_groups: bool = False
+    priority_class: str = ""
+    affinity_key: str = ""
+    anti_affinity_key: str = ""
     base: str = "{}"
 
     @property
@@ -175,6 +178,10 @@ def form_from_policy(doc: dict[str, Any]) -> FormState:
             )
         )
     state.uses_affinity_groups = "clusterAffinities" in placement
+    state.priority_class = _text(as_map(spec.get("schedulePriority")).get("priorityClassName"))
+    groups = as_map(placement.get("workloadAffinity"))
+    state.affinity_key = _text(as_map(groups.get("affinity")).get("groupByLabelKey"))
+    state.anti_affinity_key = _text(as_map(groups.get("antiAffinity")).get("groupByLabelKey"))
     affinity = as_map(placement.get("clusterAffinity"))
     state.cluster_names = [str(n) for n in as_list(affinity.get("clusterNames"))]
     state.exclude = [str(n) for n in as_list(affinity.get("exclude"))]
@@ -313,14 +320,44 @@ def policy_from_form(data: MultiValue) -> tuple[dict[str, Any], FormProblems]:
 
     spec = doc["spec"] = as_map(doc.get("spec")) or {}
     _put(spec, "priority", _int(_text(data.get("priority")).strip(), "spec.priority", problems))
+    _merge_schedule_priority(spec, _text(data.get("priority_class")).strip())
     spec["resourceSelectors"] = _selectors(data)
     placement = spec["placement"] = as_map(spec.get("placement")) or {}
     if "clusterAffinities" not in placement:
         _merge_affinity(placement, data)
+    _merge_workload_affinity(placement, data)
     _put(placement, "clusterTolerations", _tolerations(data, problems))
     _put(placement, "spreadConstraints", _spread(data, problems))
     _merge_replica_scheduling(placement, data, problems)
     return doc, problems
+
+
+def _merge_schedule_priority(spec: dict[str, Any], class_name: str) -> None:
+    """schedulePriority names a Kubernetes PriorityClass; an empty name removes it."""
+    if class_name:
+        kept = as_map(spec.get("schedulePriority"))
+        spec["schedulePriority"] = {
+            **kept,
+            "priorityClassSource": kept.get("priorityClassSource") or "KubePriorityClass",
+            "priorityClassName": class_name,
+        }
+    else:
+        spec.pop("schedulePriority", None)
+
+
+def _merge_workload_affinity(placement: dict[str, Any], data: MultiValue) -> None:
+    """placement.workloadAffinity from the two group keys (an empty key drops its term)."""
+    groups = dict(as_map(placement.get("workloadAffinity")))
+    for part, name in (("affinity", "affinity_key"), ("antiAffinity", "anti_affinity_key")):
+        key = _text(data.get(name)).strip()
+        if key:
+            groups[part] = {**as_map(groups.get(part)), "groupByLabelKey": key}
+        else:
+            groups.pop(part, None)
+    if groups:
+        placement["workloadAffinity"] = groups
+    else:
+        placement.pop("workloadAffinity", None)
 
 
 def _selectors(data: MultiValue) -> list[dict[str, Any]]:

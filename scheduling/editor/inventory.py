@@ -7,10 +7,18 @@ from typing import Any
 
 from scheduling.controllers.apply import propagation_columns
 from scheduling.controllers.detector import binding_under
-from scheduling.controllers.planner_inputs import load_snapshots, planner_binding, planner_placement
+from scheduling.controllers.planner_inputs import (
+    binding_peers,
+    binding_quotas,
+    load_quotas,
+    load_snapshots,
+    planner_binding,
+    planner_placement,
+)
 from scheduling.editor import policy
 from scheduling.editor.live_preview import WorkloadInput
 from scheduling.karmada.interpreter import workload_of
+from scheduling.karmada.priority import PRIORITY_CLASS_API_GROUP, PRIORITY_CLASS_KIND
 from scheduling.karmada.webhooks import default_propagation_spec
 from scheduling.models import PropagationPolicy, ResourceBinding, ResourceTemplate
 from scheduling.planner import Binding, ClusterSnapshot, InputError
@@ -68,6 +76,8 @@ def workload_input(template: ResourceTemplate, doc: dict[str, Any] | None) -> Wo
         base=base,
         current=current,
         placement=placement,
+        quotas=tuple(binding_quotas(binding)),
+        peers=tuple(binding_peers(binding)),
     )
 
 
@@ -81,7 +91,12 @@ def _as_it_is(template: ResourceTemplate) -> WorkloadInput | None:
             return None
         current = base.previous if binding.clusters else None
         return WorkloadInput(
-            replicas=base.replicas, label=template_label(template), base=base, current=current
+            replicas=base.replicas,
+            label=template_label(template),
+            base=base,
+            current=current,
+            quotas=tuple(binding_quotas(binding)),
+            peers=tuple(binding_peers(binding)),
         )
     try:
         workload = workload_of(template)
@@ -96,4 +111,23 @@ def _as_it_is(template: ResourceTemplate) -> WorkloadInput | None:
         namespace=workload.namespace,
         name=workload.name,
     )
-    return WorkloadInput(replicas=base.replicas, label=template_label(template), base=base)
+    label = template_label(template)
+    return WorkloadInput(
+        replicas=base.replicas, label=label, base=base, quotas=tuple(load_quotas(base.namespace))
+    )
+
+
+def form_choices() -> dict[str, Any]:
+    """What the form offers to pick from: stored PriorityClasses (with values) and templates' label keys."""
+    classes = []
+    rows = ResourceTemplate.objects.filter(
+        api_group=PRIORITY_CLASS_API_GROUP, kind=PRIORITY_CLASS_KIND, deleting_since__isnull=True
+    ).order_by("name")
+    for row in rows:
+        value = row.manifest.get("value")
+        classes.append({"name": row.name, "value": value if isinstance(value, int) else "?"})
+    keys: set[str] = set()
+    for manifest in ResourceTemplate.objects.exclude(namespace="").values_list("manifest", flat=True)[:2000]:
+        labels = (manifest.get("metadata") or {}).get("labels") or {}
+        keys.update(str(key) for key in labels)
+    return {"priority_classes": classes, "label_keys": sorted(keys)}

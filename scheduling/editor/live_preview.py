@@ -18,8 +18,11 @@ from scheduling.planner import (
     InputError,
     Placement,
     Plan,
+    QuotaSnapshot,
     TargetCluster,
+    WorkloadPeer,
     plan,
+    split_cost,
 )
 
 
@@ -31,6 +34,8 @@ class WorkloadInput:
     workload once the edited policy holds it (UID, requirements, previous result, eviction tasks,
     fresh mode); ``current`` its placement now, or None when it has none. Without ``placement`` the
     policy's own placement is read (a bare replica count, or a policy that does not parse yet).
+    ``quotas`` are the namespace's FederatedResourceQuotas with its usage, ``peers`` the
+    ResourceBindings the workload affinity filters compare it with.
     """
 
     replicas: int
@@ -38,6 +43,8 @@ class WorkloadInput:
     base: Binding | None = None
     current: tuple[TargetCluster, ...] | None = None
     placement: Placement | None = None
+    quotas: tuple[QuotaSnapshot, ...] = ()
+    peers: tuple[WorkloadPeer, ...] = ()
 
     def binding(self) -> Binding:
         """The binding the scheduler would see once the policy applies (steady mode, current result kept)."""
@@ -53,6 +60,7 @@ class ClusterRow:
     current: int
     weight: int | None
     available: int | None
+    cost_hour: float | None = None
 
     @property
     def delta(self) -> int:
@@ -86,6 +94,10 @@ class Preview:
     total: int = 0
     figure: dict[str, Any] = field(default_factory=dict)
     summary: str = ""
+    quota: dict[str, Any] | None = None
+    quota_lines: list[str] = field(default_factory=list)
+    cost: dict[str, Any] | None = None
+    cost_lines: list[str] = field(default_factory=list)
 
     @property
     def error(self) -> dict[str, str] | None:
@@ -128,12 +140,22 @@ def build_preview(
     preview.method = placement.division_method
     preview.matched = matching_clusters(placement, snapshots)
     binding = workload.binding()
-    result = plan(snapshots, placement, binding)
+    result = plan(snapshots, placement, binding, peers=workload.peers, quotas=workload.quotas)
     preview.plan = result
     explanation = result.explanation
     entries = {entry["name"]: entry for entry in explanation.get("clusters", [])}
-    proposed = result.replicas() if result.ok else {}
+    preview.quota = explanation.get("quota")
+    refused = preview.quota.get("proposed") if preview.quota and preview.quota.get("exceeded") else None
+    # A split a quota refuses is still shown, marked as over: it is what the scheduler would write.
+    if refused is not None:
+        proposed = {entry["name"]: entry["replicas"] for entry in refused}
+    else:
+        proposed = result.replicas() if result.ok else {}
     current = {t.name: t.replicas for t in workload.current or ()}
+    preview.cost = split_cost(
+        snapshots, binding.requirements, proposed, current if workload.current is not None else None
+    )
+    costs = {row["cluster"]: row["hour"] for row in (preview.cost or {}).get("clusters", [])}
     for snapshot in snapshots:
         entry = entries.get(snapshot.name, {})
         if (
@@ -148,6 +170,7 @@ def build_preview(
                     current=current.get(snapshot.name, 0),
                     weight=entry.get("weight"),
                     available=entry.get("available"),
+                    cost_hour=costs.get(snapshot.name),
                 )
             )
         if snapshot.name not in proposed:
@@ -157,10 +180,12 @@ def build_preview(
             preview.rounding.append(wording.seat_sentence(seat, division.get("method", preview.method)))
         if not division.get("seats") and division.get("replicas"):
             preview.rounding.append(_uncontested(division))
+    preview.quota_lines = wording.quota_lines(preview.quota)
+    preview.cost_lines = wording.cost_sentences(preview.cost)
     modelled = {s.name for s in snapshots if s.resource_summary is not None or s.nodes is not None}
     preview.warnings = _capacity_warnings([r for r in preview.rows if r.name in modelled], result.strategy)
     if result.ok and explanation.get("divisions"):
-        preview.comparison = _comparison(snapshots, placement, binding, result)
+        preview.comparison = _comparison(snapshots, placement, binding, result, workload)
     preview.summary = _summary(preview)
     preview.figure = charts.figure_data(
         charts.split_figure(
@@ -223,11 +248,21 @@ def _capacity_warnings(rows: list[ClusterRow], strategy: str) -> list[str]:
 
 
 def _comparison(
-    snapshots: Sequence[ClusterSnapshot], placement: Placement, binding: Binding, result: Plan
+    snapshots: Sequence[ClusterSnapshot],
+    placement: Placement,
+    binding: Binding,
+    result: Plan,
+    workload: WorkloadInput,
 ) -> str:
     """The other division method's split, and why it differs (or that it does not)."""
     other_method = LARGEST_REMAINDER if placement.division_method == WEBSTER else WEBSTER
-    other = plan(snapshots, _with_method(placement, other_method), binding)
+    other = plan(
+        snapshots,
+        _with_method(placement, other_method),
+        binding,
+        peers=workload.peers,
+        quotas=workload.quotas,
+    )
     names = {
         "other": wording.method_name(other_method),
         "this": wording.method_name(placement.division_method),
@@ -262,6 +297,10 @@ def _with_method(placement: Placement, method: str) -> Placement:
 def _summary(preview: Preview) -> str:
     if preview.plan is None:
         return preview.problem or ""
+    if preview.quota and preview.quota.get("exceeded"):
+        return _(
+            "The split %(split)s would exceed the namespace's quota, so the scheduler keeps the current one."
+        ) % {"split": wording.split_text(preview.proposed)}
     if preview.plan.error is not None:
         return _("Not scheduled: %(message)s") % {"message": preview.plan.error.message}
     if preview.plan.strategy == "Duplicated":

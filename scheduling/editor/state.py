@@ -20,6 +20,8 @@ SLOTS = (
     ("metadata.annotations", "division"),
     ("metadata", "name"),
     ("spec.priority", "priority"),
+    ("spec.schedulePriority", "schedule_priority"),
+    ("spec.placement.workloadAffinity", "workload_affinity"),
     ("spec.resourceSelectors", "selectors"),
     ("spec.placement.clusterAffinity.clusterNames", "cluster_names"),
     ("spec.placement.clusterAffinity.labelSelector", "labels"),

@@ -115,6 +115,7 @@ def _page(
         "existing": existing,
         "draft": draft,
         "kinds": policy.KINDS,
+        "choices": inventory.form_choices(),
     }
     return render(request, "scheduling/editor/editor.html", context)
 
@@ -188,6 +189,7 @@ def policy_switch(request: HttpRequest) -> HttpResponse:
         "slots": form_slots(editor.problems),
         "yaml_problems": editor.yaml_problems() if editor.doc is None else [],
         "kinds": policy.KINDS,
+        "choices": inventory.form_choices(),
     }
     return render(request, "scheduling/editor/_editor_body.html", context)
 

@@ -12,7 +12,8 @@ from scheduling.controllers import detector
 from scheduling.editor import inventory
 from scheduling.editor.live_preview import Preview, build_preview
 from scheduling.karmada.interpreter import workload_of
-from scheduling.models import PropagationPolicy, ResourceTemplate
+from scheduling.karmada.suspension import is_suspended
+from scheduling.models import PropagationPolicy, ResourceBinding, ResourceTemplate
 from scheduling.planner import ClusterSnapshot, InputError
 
 
@@ -53,6 +54,12 @@ class Captured:
     @property
     def after(self) -> dict[str, int]:
         return {m.cluster: m.after for m in self.moves if m.after}
+
+    @property
+    def suspended(self) -> bool:
+        """Its binding holds scheduling or dispatching: applying the policy changes nothing there yet."""
+        binding = ResourceBinding.objects.filter(template=self.template).only("suspension").first()
+        return binding is not None and is_suspended(binding.suspension)
 
     @property
     def moved(self) -> int:

@@ -25,6 +25,12 @@ REASONS = {
     "evicting": gettext_lazy("a graceful eviction is moving the workload off this cluster"),
     "region_not_chosen": gettext_lazy("region %(region)s was not chosen by the region spread constraint"),
     "spread_limit": gettext_lazy("not among the %(limit)s cluster(s) the spread constraints keep"),
+    "affinity_group_elsewhere": gettext_lazy(
+        "%(peer)s of the workload affinity group %(group)s does not run here"
+    ),
+    "anti_affinity_group_here": gettext_lazy(
+        "%(peer)s of the workload anti-affinity group %(group)s already runs here"
+    ),
 }
 
 METHOD_NAMES = {"webster": gettext_lazy("Webster"), "largest-remainder": gettext_lazy("largest remainder")}
@@ -102,3 +108,53 @@ def split_text(replicas: dict[str, int]) -> str:
 def capitalised(text: str) -> str:
     """The sentence with its first letter in upper case (method names open some sentences)."""
     return text[:1].upper() + text[1:]
+
+
+QUOTA_OVER = gettext_lazy(
+    "%(quota)s: %(resource)s would reach %(projected)s of %(limit)s, %(over)s over "
+    "(the namespace uses %(used)s now; this split changes it by %(change)s)."
+)
+QUOTA_WITHIN = gettext_lazy(
+    "%(quota)s: %(resource)s %(projected)s of %(limit)s after this split (%(change)s)."
+)
+QUOTA_UNCHANGED = gettext_lazy("%(quota)s: this split does not change what the namespace uses.")
+
+
+def quota_lines(quota: dict[str, Any] | None) -> list[str]:
+    """One sentence per quota resource the split touches: within the limit, or over it and by how much."""
+    lines = []
+    for entry in (quota or {}).get("quotas", []):
+        name = f"{entry['namespace']}/{entry['name']}"
+        if entry.get("unchanged"):
+            lines.append(str(QUOTA_UNCHANGED) % {"quota": name})
+            continue
+        for resource in entry.get("resources", []):
+            if not resource.get("over") and resource.get("change") in ("+0", "-0"):
+                continue  # a limit this split does not touch and that is not exceeded
+            values = {"quota": name, **resource}
+            lines.append(str(QUOTA_OVER if resource.get("over") else QUOTA_WITHIN) % values)
+    return lines
+
+
+COST_TOTAL = gettext_lazy("Estimated cost of this split: %(hour)s per hour, %(month)s per month.")
+COST_CHANGE = gettext_lazy(
+    "Now %(now)s per hour; this split changes it by %(change)s per hour (%(month)s per month)."
+)
+COST_UNPRICED = gettext_lazy("Not priced (no cost label): %(clusters)s.")
+
+
+def cost_sentences(cost: dict[str, Any] | None) -> list[str]:
+    """The split's estimated cost, its change from the current split, and the clusters without a price."""
+    if not cost:
+        return []
+    lines = [str(COST_TOTAL) % {"hour": f"{cost['hour']:.4f}", "month": f"{cost['month']:.2f}"}]
+    if cost.get("difference_hour") is not None:
+        values = {
+            "now": f"{cost['current_hour']:.4f}",
+            "change": f"{cost['difference_hour']:+.4f}",
+            "month": f"{cost['difference_month']:+.2f}",
+        }
+        lines.append(str(COST_CHANGE) % values)
+    if cost.get("unpriced"):
+        lines.append(str(COST_UNPRICED) % {"clusters": ", ".join(cost["unpriced"])})
+    return lines

@@ -19,9 +19,12 @@ from scheduling.planner import (
     Node,
     NodeClaim,
     Placement,
+    QuotaSnapshot,
     ReplicaRequirements,
     ResourceSummary,
     TargetCluster,
+    WorkloadPeer,
+    affinity_groups,
     division_method_from_annotations,
     parse_resources,
     validate_placement,
@@ -43,6 +46,8 @@ from scheduling.planner.taints import parse_taints, parse_tolerations
 CLUSTER_KIND = "Cluster"
 POLICY_KINDS = ("PropagationPolicy", "ClusterPropagationPolicy")
 BINDING_KINDS = ("ResourceBinding", "ClusterResourceBinding")
+QUOTA_KIND = "FederatedResourceQuota"
+PRIORITY_CLASS_KIND = "PriorityClass"
 IGNORED_KINDS = ("OverridePolicy", "ClusterOverridePolicy")
 CLUSTER_SCOPED_KINDS = {
     "Namespace",
@@ -133,6 +138,7 @@ class Policy:
     selectors: list[ResourceSelector]
     placement: Placement
     document: Document
+    schedule_priority: dict[str, Any] | None = None
 
     @property
     def key(self) -> str:
@@ -176,6 +182,9 @@ class Inputs:
     clusters: list[ClusterSnapshot] = field(default_factory=list)
     policies: list[Policy] = field(default_factory=list)
     previous: PreviousResult = field(default_factory=PreviousResult)
+    quotas: list[QuotaSnapshot] = field(default_factory=list)
+    peers: list[WorkloadPeer] = field(default_factory=list)
+    priority_classes: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def load_documents(source: str, text: str) -> list[Document]:
@@ -201,9 +210,15 @@ def load_documents(source: str, text: str) -> list[Document]:
 
 
 def read_inputs(documents: list[Document]) -> Inputs:
-    """Sort the documents into clusters, policies, one workload and an optional previous result."""
+    """Sort the documents into clusters, policies, one workload and an optional previous result.
+
+    Besides: FederatedResourceQuotas (their ``status.overallUsed`` is the namespace's usage),
+    PriorityClasses, and ResourceBindings of other workloads (the workload affinity peers).
+    """
     clusters: list[ClusterSnapshot] = []
     policies: list[Policy] = []
+    quotas: list[QuotaSnapshot] = []
+    priority_classes: dict[str, dict[str, Any]] = {}
     workloads = []
     bindings = []
     for document in documents:
@@ -214,6 +229,12 @@ def read_inputs(documents: list[Document]) -> Inputs:
                 policies.append(parse_policy(document))
             elif document.kind in BINDING_KINDS:
                 bindings.append(document)
+            elif document.kind == QUOTA_KIND:
+                quotas.append(parse_quota(document))
+            elif document.kind == PRIORITY_CLASS_KIND and str(document.data.get("apiVersion", "")).startswith(
+                "scheduling.k8s.io/"
+            ):
+                priority_classes[document.name] = document.data
             elif document.kind not in IGNORED_KINDS:
                 workloads.append(document)
         except InputError as exc:
@@ -232,15 +253,93 @@ def read_inputs(documents: list[Document]) -> Inputs:
         workload = parse_workload(workloads[0])
     except InputError as exc:
         raise workloads[0].fail(exc.path, exc.message) from None
-    inputs = Inputs(workload=workload, clusters=clusters, policies=policies)
-    if len(bindings) > 1:
-        raise bindings[1].fail("", "only one ResourceBinding may describe the previous result")
-    if bindings:
+    inputs = Inputs(
+        workload=workload,
+        clusters=clusters,
+        policies=policies,
+        quotas=quotas,
+        priority_classes=priority_classes,
+    )
+    own = []
+    for document in bindings:
         try:
-            inputs.previous = parse_binding(bindings[0], workload)
+            if _describes(document, workload):
+                own.append(document)
+            else:
+                inputs.peers.append(parse_peer(document))
         except InputError as exc:
-            raise bindings[0].fail(exc.path, exc.message) from None
+            raise document.fail(exc.path, exc.message) from None
+    if len(own) > 1:
+        raise own[1].fail("", "only one ResourceBinding may describe the previous result")
+    if own:
+        try:
+            inputs.previous = parse_binding(own[0], workload)
+        except InputError as exc:
+            raise own[0].fail(exc.path, exc.message) from None
     return inputs
+
+
+def _describes(document: Document, workload: Workload) -> bool:
+    """The binding is the workload's own (its spec.resource names it, or names nothing)."""
+    spec = get_map(document.data.get("spec"), "spec") or {}
+    resource = get_map(spec.get("resource"), "spec.resource") or {}
+    name = get_str(resource.get("name"), "spec.resource.name")
+    kind = get_str(resource.get("kind"), "spec.resource.kind")
+    namespace = get_str(resource.get("namespace"), "spec.resource.namespace")
+    if not name:
+        return True
+    return (
+        name == workload.name
+        and (not kind or kind == workload.kind)
+        and (not namespace or namespace == workload.namespace)
+    )
+
+
+def parse_peer(document: Document) -> WorkloadPeer:
+    """Another workload's ResourceBinding: its workloadAffinityGroups and the clusters it runs on."""
+    data = document.data
+    metadata = _metadata(data)
+    spec = get_map(data.get("spec"), "spec") or {}
+    resource = get_map(spec.get("resource"), "spec.resource") or {}
+    groups = get_map(spec.get("workloadAffinityGroups"), "spec.workloadAffinityGroups") or {}
+    clusters = []
+    for i, item in enumerate(get_list(spec.get("clusters"), "spec.clusters") or []):
+        item = require_map(item, join("spec.clusters", i))
+        clusters.append(get_str(item.get("name"), join(join("spec.clusters", i), "name")))
+    namespace = get_str(metadata.get("namespace"), "metadata.namespace") or get_str(
+        resource.get("namespace"), "spec.resource.namespace"
+    )
+    kind = get_str(resource.get("kind"), "spec.resource.kind")
+    name = get_str(resource.get("name"), "spec.resource.name")
+    return WorkloadPeer(
+        namespace=namespace or "default",
+        name=get_str(metadata.get("name"), "metadata.name") or f"{name}-{kind}".lower(),
+        affinity_group=get_str(groups.get("affinityGroup"), "spec.workloadAffinityGroups.affinityGroup"),
+        anti_affinity_group=get_str(
+            groups.get("antiAffinityGroup"), "spec.workloadAffinityGroups.antiAffinityGroup"
+        ),
+        clusters=tuple(c for c in clusters if c),
+        workload=f"{kind} {namespace or 'default'}/{name}" if name else "",
+    )
+
+
+def parse_quota(document: Document) -> QuotaSnapshot:
+    """A FederatedResourceQuota: spec.overall and, as the namespace's usage, status.overallUsed."""
+    data = document.data
+    metadata = _metadata(data)
+    name = get_str(metadata.get("name"), "metadata.name")
+    if not name:
+        raise InputError("metadata.name", "is required")
+    spec = require_map(data.get("spec"), "spec")
+    if spec.get("overall") is None:
+        raise InputError("spec.overall", "is required")
+    status = get_map(data.get("status"), "status") or {}
+    return QuotaSnapshot(
+        namespace=get_str(metadata.get("namespace"), "metadata.namespace") or "default",
+        name=name,
+        overall=parse_resources(spec.get("overall"), "spec.overall"),
+        used=parse_resources(status.get("overallUsed"), "status.overallUsed"),
+    )
 
 
 def _metadata(data: dict[str, Any]) -> dict[str, Any]:
@@ -366,6 +465,7 @@ def parse_policy(document: Document) -> Policy:
         raise InputError(join("spec.placement", path) if path else "spec.placement", message)
     annotations = get_str_map(metadata.get("annotations"), "metadata.annotations")
     placement = Placement.from_dict(raw_placement, division_method_from_annotations(annotations))
+    schedule_priority = get_map(spec.get("schedulePriority"), "spec.schedulePriority")
     return Policy(
         kind=document.kind,
         name=name,
@@ -374,6 +474,7 @@ def parse_policy(document: Document) -> Policy:
         selectors=checked,
         placement=placement,
         document=document,
+        schedule_priority=schedule_priority,
     )
 
 
@@ -581,8 +682,13 @@ def match_policy(policies: list[Policy], workload: Workload) -> Policy | None:
     return None
 
 
-def binding_for(workload: Workload, previous: PreviousResult, reschedule: bool) -> Binding:
-    """The planner's Binding for this workload and previous result."""
+def binding_for(
+    workload: Workload, previous: PreviousResult, reschedule: bool, placement: Placement | None = None
+) -> Binding:
+    """The planner's Binding for this workload and previous result (with the placement: its groups)."""
+    groups = ("", "")
+    if placement is not None and workload.namespace:
+        groups = affinity_groups(placement.workload_affinity, workload.labels)
     return Binding(
         replicas=workload.replicas,
         requirements=workload.requirements,
@@ -595,4 +701,6 @@ def binding_for(workload: Workload, previous: PreviousResult, reschedule: bool) 
         name=workload.name,
         eviction_tasks=previous.eviction_tasks,
         fresh=reschedule or previous.reschedule_triggered,
+        affinity_group=groups[0],
+        anti_affinity_group=groups[1],
     )

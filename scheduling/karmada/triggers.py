@@ -6,6 +6,7 @@ from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
+from scheduling.karmada.suspension import scheduling_suspended
 from scheduling.planner import Placement
 
 PLACEMENT_CHANGED = "PlacementChanged"
@@ -83,8 +84,11 @@ def schedule_trigger(
 
 
 def binding_trigger(binding: Any, deleting_clusters: Collection[str] = ()) -> str | None:
-    """schedule_trigger for a ResourceBinding row; None also when another scheduler or no policy owns it."""
+    """schedule_trigger for a ResourceBinding row; None also when another scheduler or no policy owns it,
+    or while its scheduling is suspended (``spec.suspension.scheduling``)."""
     if binding.scheduler_name != SCHEDULER_NAME or binding.policy_id is None:
+        return None
+    if scheduling_suspended(binding.suspension):
         return None
     return schedule_trigger(
         placement=binding.placement,

@@ -3,14 +3,54 @@
 from __future__ import annotations
 
 import copy
+from fractions import Fraction
 from typing import Any, TypeGuard
 
 from kubesyntax.durations import DurationError, parse_duration
 from kubesyntax.jsonpointer import pointer_error
-from kubesyntax.names import dns_label_error, dns_subdomain_error, label_value_error
+from kubesyntax.names import dns_label_error, dns_subdomain_error, label_key_error, label_value_error
+from kubesyntax.quantities import QuantityError, quantity_amount
 from scheduling.karmada.names import CLUSTER_OVERRIDE_POLICY, CLUSTER_PROPAGATION_POLICY, OVERRIDE_POLICY
 
 FieldErrors = list[tuple[str, str]]
+
+# Kubernetes' standard quota resources; any other name must be fully qualified (domain/name).
+_QUOTA_RESOURCES = frozenset(
+    {
+        "cpu",
+        "memory",
+        "ephemeral-storage",
+        "requests.cpu",
+        "requests.memory",
+        "requests.storage",
+        "requests.ephemeral-storage",
+        "limits.cpu",
+        "limits.memory",
+        "limits.ephemeral-storage",
+        "pods",
+        "resourcequotas",
+        "services",
+        "replicationcontrollers",
+        "secrets",
+        "persistentvolumeclaims",
+        "configmaps",
+        "services.nodeports",
+        "services.loadbalancers",
+    }
+)
+_INTEGER_RESOURCES = frozenset(
+    {
+        "pods",
+        "resourcequotas",
+        "services",
+        "replicationcontrollers",
+        "secrets",
+        "persistentvolumeclaims",
+        "configmaps",
+        "services.nodeports",
+        "services.loadbalancers",
+    }
+)
 
 
 class SpecInvalid(ValueError):
@@ -211,6 +251,52 @@ def _reschedule_policy(placement: dict[str, Any]) -> FieldErrors:
     return errors
 
 
+def _suspension(suspension: Any) -> FieldErrors:
+    """Karmada's rule: dispatching true cannot co-exist with a non-empty dispatchingOnClusters list."""
+    if suspension is None:
+        return []
+    path = "spec.suspension"
+    if not _is_map(suspension):
+        return [(path, "must be an object")]
+    errors: FieldErrors = []
+    if "dispatching" in suspension and not isinstance(suspension["dispatching"], bool):
+        errors.append((f"{path}.dispatching", "must be true or false"))
+    on_clusters = suspension.get("dispatchingOnClusters")
+    names: Any = []
+    if on_clusters is not None:
+        if not _is_map(on_clusters):
+            return [*errors, (f"{path}.dispatchingOnClusters", "must be an object")]
+        names = on_clusters.get("clusterNames") or []
+        if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
+            errors.append((f"{path}.dispatchingOnClusters.clusterNames", "must be a list of cluster names"))
+    if suspension.get("dispatching") is True and names:
+        errors.append(
+            (
+                f"{path}.dispatchingOnClusters",
+                "suspension dispatching cannot co-exist with dispatchingOnClusters.clusterNames",
+            )
+        )
+    return errors
+
+
+def _schedule_priority(priority: Any) -> FieldErrors:
+    """schedulePriority {priorityClassSource: KubePriorityClass, priorityClassName} (both required)."""
+    if priority is None:
+        return []
+    path = "spec.schedulePriority"
+    if not _is_map(priority):
+        return [(path, "must be an object")]
+    errors: FieldErrors = []
+    if priority.get("priorityClassSource") != "KubePriorityClass":
+        errors.append((f"{path}.priorityClassSource", "must be 'KubePriorityClass'"))
+    name = priority.get("priorityClassName")
+    if not isinstance(name, str) or not name:
+        errors.append((f"{path}.priorityClassName", "is required"))
+    elif dns_subdomain_error(name, "a PriorityClass name"):
+        errors.append((f"{path}.priorityClassName", str(dns_subdomain_error(name, "a PriorityClass name"))))
+    return errors
+
+
 def _placement(spec: dict[str, Any]) -> FieldErrors:
     from scheduling.planner import validate_placement
 
@@ -251,24 +337,8 @@ def validate_propagation_spec(kind: str, namespace: str, spec: Any) -> dict[str,
     for i, name in enumerate(_list(spec.get("dependentOverrides"))):
         if not isinstance(name, str) or not name:
             errors.append((f"spec.dependentOverrides[{i}]", "must be an OverridePolicy name"))
-    suspension = spec.get("suspension")
-    if suspension is not None:
-        if not _is_map(suspension):
-            errors.append(("spec.suspension", "must be an object"))
-        elif (
-            suspension.get("dispatching") is not None and suspension.get("dispatchingOnClusters") is not None
-        ):
-            errors.append(
-                (
-                    "spec.suspension.dispatchingOnClusters",
-                    "cannot be used together with suspension.dispatching",
-                )
-            )
-    priority = spec.get("schedulePriority")
-    if _is_map(priority):
-        errors += _choice(priority, "priorityClassSource", ("KubePriorityClass",), "spec.schedulePriority")
-        if not priority.get("priorityClassName"):
-            errors.append(("spec.schedulePriority.priorityClassName", "is required"))
+    errors += _suspension(spec.get("suspension"))
+    errors += _schedule_priority(spec.get("schedulePriority"))
     errors += _failover(spec)
     errors += _placement(spec)
     if errors:
@@ -459,3 +529,97 @@ def validate_metadata(metadata: Any, namespaced: bool) -> FieldErrors:
                 if label_value_error(text):
                     errors.append((f"metadata.labels[{label}]", "is not a valid label value"))
     return errors
+
+
+# ------------------------------------------------------------------------------ FederatedResourceQuota
+
+
+def _quota_resource_list(resources: Any, path: str) -> tuple[dict[str, Fraction], FieldErrors]:
+    """A ResourceList as quota validation reads it: standard or qualified names, non-negative values."""
+    if resources is None:
+        return {}, []
+    if not _is_map(resources):
+        return {}, [(path, "must be a map of resource names to quantities")]
+    parsed: dict[str, Fraction] = {}
+    errors: FieldErrors = []
+    for name, value in resources.items():
+        key = f"{path}[{name}]"
+        if not isinstance(name, str) or label_key_error(name):
+            errors.append((key, "must be a qualified resource name such as cpu or example.com/gpu"))
+            continue
+        if (
+            "/" not in name
+            and name not in _QUOTA_RESOURCES
+            and not name.startswith(("hugepages-", "requests.hugepages-"))
+        ):
+            errors.append(
+                (key, "must be a standard resource for quota (cpu, memory, pods, ...) or fully qualified")
+            )
+            continue
+        try:
+            amount = quantity_amount(value)
+        except QuantityError:
+            errors.append((key, "must be a quantity such as 500m, 2 or 4Gi"))
+            continue
+        if amount < 0:
+            errors.append((key, "must be greater than or equal to 0"))
+            continue
+        integer = name in _INTEGER_RESOURCES or (
+            "/" in name and not name.split("/")[0].endswith("kubernetes.io")
+        )
+        if integer and amount.denominator != 1:
+            errors.append((key, "must be an integer"))
+            continue
+        parsed[name] = amount
+    return parsed, errors
+
+
+def validate_quota_spec(spec: Any) -> dict[str, Any]:
+    """Validate a FederatedResourceQuota spec as Karmada's webhook does; raise SpecInvalid with every problem.
+
+    ``overall`` is required; each ``staticAssignments[]`` entry names a cluster and its ``hard``
+    limits, which must be resources of ``overall`` and together stay within it.
+    """
+    if not _is_map(spec):
+        raise SpecInvalid([("spec", "is required and must be an object")])
+    if spec.get("overall") is None:
+        raise SpecInvalid([("spec.overall", "is required: the limit of each resource across all clusters")])
+    overall, errors = _quota_resource_list(spec.get("overall"), "spec.overall")
+    assignments = spec.get("staticAssignments")
+    if assignments is not None and not isinstance(assignments, list):
+        errors.append(("spec.staticAssignments", "must be a list"))
+        assignments = []
+    assigned: dict[str, Fraction] = {}
+    for i, assignment in enumerate(assignments or []):
+        path = f"spec.staticAssignments[{i}]"
+        if not _is_map(assignment):
+            errors.append((path, "must be an object"))
+            continue
+        cluster = assignment.get("clusterName")
+        problem = (
+            dns_label_error(cluster, 48, "a cluster name") if isinstance(cluster, str) else "is required"
+        )
+        if problem:
+            errors.append((f"{path}.clusterName", problem))
+        hard, problems = _quota_resource_list(assignment.get("hard"), f"{path}.hard")
+        errors += problems
+        for name, amount in hard.items():
+            if name not in (spec.get("overall") or {}):
+                errors.append((f"{path}.hard[{name}]", "assignment resourceName is not exist in overall"))
+            assigned[name] = assigned.get(name, Fraction(0)) + amount
+    for name, amount in overall.items():
+        if amount < assigned.get(name, Fraction(0)):
+            errors.append((f"spec.overall[{name}]", "overall is less than assignments"))
+    if errors:
+        raise SpecInvalid(errors)
+    return copy.deepcopy(spec)
+
+
+def validate_priority_class(document: dict[str, Any]) -> FieldErrors:
+    """A scheduling.k8s.io/v1 PriorityClass: an int32 ``value`` no higher than one billion."""
+    value = document.get("value")
+    if not _int(value):
+        return [("value", "is required and must be a whole number")]
+    if not -(2**31) <= value <= 1_000_000_000:
+        return [("value", "must be at most 1000000000 (higher values are reserved for system classes)")]
+    return []

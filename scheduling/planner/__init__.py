@@ -26,16 +26,27 @@ Inputs
     ``placement.resource.nodeClaim {nodeSelector, tolerations}`` is parsed too.
 
     ``Binding(replicas, requirements, previous, observed_affinity, uid, api_version, kind,
-    namespace, name, eviction_tasks, fresh)`` — the workload as its ResourceBinding carries it;
+    namespace, name, eviction_tasks, fresh, affinity_group, anti_affinity_group)`` — the workload
+    as its ResourceBinding carries it;
     ``requirements`` is ``ReplicaRequirements(resource_request, node_claim)`` or None,
     ``previous`` the previous ``spec.clusters`` as ``TargetCluster`` tuples, ``fresh`` True when
-    a reschedule was triggered (WorkloadRebalancer).
+    a reschedule was triggered (WorkloadRebalancer), the groups ``spec.workloadAffinityGroups``
+    (``affinity_groups(placement.workload_affinity, template_labels)`` derives them as the detector does).
+
+    ``WorkloadPeer(namespace, name, affinity_group, anti_affinity_group, clusters, workload)`` — another
+    ResourceBinding for the WorkloadAffinity / WorkloadAntiAffinity filters.
+    ``QuotaSnapshot(namespace, name, overall, used)`` — a FederatedResourceQuota and the namespace's
+    usage now (``binding_usage(requirements, clusters)`` per binding, summed).
 
 Entry points
-    ``plan(clusters, placement, binding) -> Plan`` with ``Plan.clusters`` (TargetCluster tuple in
-    Karmada's order), ``Plan.error`` (None or ``PlanError(reason, message)`` with reason
-    ``NoClusterFit`` — clusters cleared —, ``Unschedulable`` or ``SchedulerError`` — previous
-    result kept), ``Plan.observed_affinity``, ``Plan.strategy`` and ``Plan.explanation``.
+    ``plan(clusters, placement, binding, *, peers=(), quotas=()) -> Plan`` with ``Plan.clusters``
+    (TargetCluster tuple in Karmada's order), ``Plan.error`` (None or ``PlanError(reason, message)``
+    with reason ``NoClusterFit`` — clusters cleared —, ``Unschedulable``, ``SchedulerError`` or
+    ``QuotaExceeded`` — previous result kept), ``Plan.observed_affinity``, ``Plan.strategy`` and
+    ``Plan.explanation``.
+
+    ``split_cost(clusters, requirements, proposed, current)`` — the hourly cost of a split from the
+    clusters' ``cost.karmada-ui.io/cpu-hour`` and ``memory-gib-hour`` labels.
 
     ``validate_placement(placement_dict) -> [(field_path, message)]`` — webhook validation.
 
@@ -52,11 +63,14 @@ Explanation (JSON-serialisable dict)
     swaps), ``divisions`` (per division: method, replicas, weights, result and ``seats`` — the
     contested replicas in hand-out order as {replica, cluster, priority, runner_up,
     runner_up_priority, tie_break}), ``error``, ``result_kept``, optional ``phase``, ``tiers``,
-    ``aggregated_prefix`` and ``affinity_terms`` [{name, error, reason}].
+    ``aggregated_prefix``, ``affinity_terms`` [{name, error, reason}] and ``quota`` (with quotas:
+    {before, after, proposed, exceeded, message, quotas: [{namespace, name, unchanged, exceeded,
+    resources: [{resource, limit, used, change, projected, over}]}]}).
 """
 
 from kubesyntax.taints import Taint, Toleration
 
+from .cost import CPU_HOUR_LABEL, MEMORY_GIB_HOUR_LABEL, cluster_price, split_cost
 from .errors import NO_CLUSTER_FIT, SCHEDULER_ERROR, UNSCHEDULABLE, InputError
 from .messages import describe
 from .model import (
@@ -81,12 +95,17 @@ from .placement import (
     division_method_from_annotations,
 )
 from .placement_validation import validate_placement
+from .quota import QUOTA_EXCEEDED, QuotaExceededError, QuotaSnapshot, add_usage, binding_usage, check_quota
 from .resource_models import ResourceModel
+from .workload_affinity import WorkloadAffinity, WorkloadPeer, affinity_groups
 
 __all__ = [
+    "CPU_HOUR_LABEL",
     "DIVISION_ANNOTATION",
     "LARGEST_REMAINDER",
+    "MEMORY_GIB_HOUR_LABEL",
     "NO_CLUSTER_FIT",
+    "QUOTA_EXCEEDED",
     "SCHEDULER_ERROR",
     "UNSCHEDULABLE",
     "WEBSTER",
@@ -99,15 +118,25 @@ __all__ = [
     "Placement",
     "Plan",
     "PlanError",
+    "QuotaExceededError",
+    "QuotaSnapshot",
     "ReplicaRequirements",
     "ResourceModel",
     "ResourceSummary",
     "Taint",
     "TargetCluster",
     "Toleration",
+    "WorkloadAffinity",
+    "WorkloadPeer",
+    "add_usage",
+    "affinity_groups",
+    "binding_usage",
+    "check_quota",
+    "cluster_price",
     "describe",
     "division_method_from_annotations",
     "parse_resources",
     "plan",
+    "split_cost",
     "validate_placement",
 ]

@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from kubesyntax.taints import first_untolerated
 
 from .messages import Reason
 from .model import Binding, ClusterSnapshot
 from .placement import Placement
+from .workload_affinity import WorkloadPeer, filter_workload_affinity, filter_workload_anti_affinity
 
-FILTERS = ("APIEnablement", "TaintToleration", "ClusterAffinity", "SpreadConstraint", "ClusterEviction")
+FILTERS = (
+    "APIEnablement",
+    "TaintToleration",
+    "ClusterAffinity",
+    "SpreadConstraint",
+    "ClusterEviction",
+    "WorkloadAntiAffinity",
+    "WorkloadAffinity",
+)
 
 
 def filter_api_enablement(
@@ -78,10 +89,12 @@ def filter_cluster(
     binding: Binding,
     observed: str,
     previous: frozenset[str] | None = None,
+    peers: Sequence[WorkloadPeer] = (),
 ) -> list[Reason]:
     """Every filter's reason against this cluster, in plugin order; empty when it fits.
 
-    ``previous`` is the set of clusters in the previous result (computed when not given).
+    ``previous`` is the set of clusters in the previous result (computed when not given); ``peers``
+    the other ResourceBindings the workload affinity filters compare with.
     """
     if previous is None:
         previous = frozenset(target.name for target in binding.previous)
@@ -104,6 +117,23 @@ def filter_cluster(
             reasons.append(reason)
     if binding.eviction_tasks:
         reason = filter_eviction(cluster, binding)
+        if reason is not None:
+            reasons.append(reason)
+    if peers and binding.anti_affinity_group:
+        reason = filter_workload_anti_affinity(
+            cluster.name,
+            binding.namespace,
+            binding.binding_name,
+            binding.anti_affinity_group,
+            previous,
+            peers,
+        )
+        if reason is not None:
+            reasons.append(reason)
+    if peers and binding.affinity_group:
+        reason = filter_workload_affinity(
+            cluster.name, binding.namespace, binding.binding_name, binding.affinity_group, previous, peers
+        )
         if reason is not None:
             reasons.append(reason)
     return reasons

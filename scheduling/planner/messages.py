@@ -22,6 +22,8 @@ REASONS = {
     "evicting": "a graceful eviction task is moving the workload off this cluster",
     "region_not_chosen": "region {region} was not chosen by the region spread constraint",
     "spread_limit": "not among the {limit} cluster(s) the spread constraints keep",
+    "affinity_group_elsewhere": "{peer} of workload affinity group {group} does not run here",
+    "anti_affinity_group_here": "{peer} of workload anti-affinity group {group} already runs here",
 }
 
 # Karmada's own filter messages, used for the NoClusterFit histogram.
@@ -31,6 +33,8 @@ KARMADA_FILTER_MESSAGES = {
     "ClusterAffinity": "cluster(s) did not match the placement cluster affinity constraint",
     "SpreadConstraint": "cluster(s) did not have {field} property",
     "ClusterEviction": "cluster(s) is in the process of eviction",
+    "WorkloadAffinity": "ResourceBinding with the same affinity group does not target this cluster",
+    "WorkloadAntiAffinity": "cluster already has workload with the same anti-affinity group",
 }
 
 ERRORS = {
@@ -48,6 +52,10 @@ ERRORS = {
     "not_enough_resource": "no enough resource when selecting {count} clusters",
     "too_few_regions": "the number of feasible region is less than spreadConstraint.MinGroups",
     "no_region_combination": "the number of clusters is less than the cluster spreadConstraint.MinGroups",
+    "quota_exceeded": (
+        "FederatedResourceQuota({namespace}/{name}) exceeded for resource {resource}: "
+        "requested sum {requested}, limit {limit}. Over by {over}."
+    ),
 }
 
 SENTENCES = {
@@ -65,6 +73,8 @@ SENTENCES = {
     "error": "Not scheduled ({reason}): {message}",
     "kept": "The previous result is kept: {clusters}.",
     "cleared": "The binding's clusters are cleared.",
+    "quota_refused": "The proposed split {clusters} would take {quota} over its {resource} limit: "
+    "{projected} of {limit}, {over} over.",
     "term": "Affinity term {term}: {outcome}.",
     "not_selected_spread": "the spread constraints chose other clusters",
     "detail_weight": "weight {weight}",
@@ -180,6 +190,7 @@ def describe(explanation: dict[str, Any]) -> list[str]:
                     tie=tie,
                 )
             )
+    lines.extend(_quota_lines(explanation.get("quota")))
     error = explanation.get("error")
     if error:
         lines.append(SENTENCES["error"].format(reason=error["reason"], message=error["message"]))
@@ -189,4 +200,26 @@ def describe(explanation: dict[str, Any]) -> list[str]:
             lines.append(SENTENCES["kept"].format(clusters=listing))
         else:
             lines.append(SENTENCES["cleared"])
+    return lines
+
+
+def _quota_lines(quota: dict[str, Any] | None) -> list[str]:
+    """What a refused quota check found: each resource over its limit and by how much."""
+    if not quota or not quota.get("exceeded"):
+        return []
+    proposed = ", ".join(f"{c['name']}={c['replicas']}" for c in quota.get("proposed", [])) or "none"
+    lines = []
+    for entry in quota.get("quotas", []):
+        for resource in entry.get("resources", []):
+            if resource.get("over"):
+                lines.append(
+                    SENTENCES["quota_refused"].format(
+                        clusters=proposed,
+                        quota=f"{entry['namespace']}/{entry['name']}",
+                        resource=resource["resource"],
+                        projected=resource["projected"],
+                        limit=resource["limit"],
+                        over=resource["over"],
+                    )
+                )
     return lines

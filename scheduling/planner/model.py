@@ -175,7 +175,8 @@ class Binding:
     """The workload being scheduled, as its ResourceBinding carries it.
 
     ``previous`` is ``spec.clusters`` in order; ``fresh`` means a reschedule was triggered
-    (``rescheduleTriggeredAt`` later than ``lastScheduledTime``).
+    (``rescheduleTriggeredAt`` later than ``lastScheduledTime``).  ``affinity_group`` and
+    ``anti_affinity_group`` are ``spec.workloadAffinityGroups`` (``<label key>=<value>``).
     """
 
     replicas: int = 0
@@ -189,6 +190,13 @@ class Binding:
     name: str = ""
     eviction_tasks: tuple[EvictionTask, ...] = ()
     fresh: bool = False
+    affinity_group: str = ""
+    anti_affinity_group: str = ""
+
+    @property
+    def binding_name(self) -> str:
+        """The ResourceBinding's name as Karmada derives it: ``lower(<name>-<kind>)``, ``:`` as ``.``."""
+        return f"{self.name}-{self.kind}".lower().replace(":", ".")
 
     @property
     def is_workload(self) -> bool:

@@ -15,7 +15,9 @@ from .filters import filter_cluster
 from .messages import Reason, error_message, karmada_filter_message
 from .model import Binding, ClusterSnapshot, Plan, PlanError, ReplicaRequirements, TargetCluster
 from .placement import Placement
+from .quota import QuotaExceededError, QuotaSnapshot, binding_usage, check_quota
 from .spread import Candidate, candidate_key, select_clusters
+from .workload_affinity import WorkloadPeer
 
 LOCALITY_SCORE = 100
 NO_OVERFLOW_TIER = 1000
@@ -70,6 +72,7 @@ def schedule_once(
     binding: Binding,
     observed: str,
     trace: dict[str, Any],
+    peers: Sequence[WorkloadPeer] = (),
 ) -> list[TargetCluster]:
     """One Karmada Schedule() call with ``observed`` as the active affinity term; raises ScheduleFailure."""
     previous = frozenset(target.name for target in binding.previous)
@@ -82,7 +85,7 @@ def schedule_once(
         if cluster.deleting:
             entries[cluster.name] = _entry(cluster.name, "excluded", [_deleting()])
             continue
-        reasons = filter_cluster(cluster, placement, binding, observed, previous)
+        reasons = filter_cluster(cluster, placement, binding, observed, previous, peers)
         if reasons:
             entries[cluster.name] = _entry(cluster.name, "excluded", [r.as_dict() for r in reasons])
             first_reasons.append(karmada_filter_message(reasons[0]))
@@ -161,9 +164,52 @@ def _deleting() -> dict[str, Any]:
     return Reason("Deletion", "deleting").as_dict()
 
 
-def plan(clusters: Sequence[ClusterSnapshot], placement: Placement, binding: Binding) -> Plan:
-    """Schedule ``binding`` over ``clusters`` under ``placement`` exactly as Karmada's scheduler would."""
-    binding = effective_binding(placement, binding)
+def plan(
+    clusters: Sequence[ClusterSnapshot],
+    placement: Placement,
+    binding: Binding,
+    *,
+    peers: Sequence[WorkloadPeer] = (),
+    quotas: Sequence[QuotaSnapshot] = (),
+) -> Plan:
+    """Schedule ``binding`` over ``clusters`` under ``placement`` exactly as Karmada's scheduler would.
+
+    ``peers`` are the namespace's other ResourceBindings (for the workload affinity filters) and
+    ``quotas`` its FederatedResourceQuotas with their usage: a result that would take the namespace
+    over one is refused (QuotaExceeded) and the previous result kept, as Karmada's webhook does.
+    """
+    result = _plan(clusters, placement, effective_binding(placement, binding), peers)
+    if not quotas or (result.error is not None and result.error.reason != NO_CLUSTER_FIT):
+        return result
+    return _enforce_quotas(result, binding, quotas)
+
+
+def _enforce_quotas(result: Plan, binding: Binding, quotas: Sequence[QuotaSnapshot]) -> Plan:
+    """Check the result to be written (a success, or NoClusterFit's empty list) against the quotas."""
+    before = binding_usage(binding.requirements, binding.previous)
+    after = binding_usage(binding.requirements, result.clusters)
+    explanation = dict(result.explanation)
+    try:
+        trace = check_quota(quotas, binding.namespace, before, after)
+    except QuotaExceededError as refusal:
+        trace = refusal.trace
+        trace["proposed"] = [target.as_dict() for target in result.clusters]
+        explanation["quota"] = trace
+        error = PlanError(refusal.reason, refusal.message)
+        explanation["error"] = error.as_dict()
+        explanation["result_kept"] = [target.as_dict() for target in binding.previous]
+        return Plan(binding.previous, error, result.observed_affinity, result.strategy, explanation)
+    trace["proposed"] = [target.as_dict() for target in result.clusters]
+    explanation["quota"] = trace
+    return Plan(result.clusters, result.error, result.observed_affinity, result.strategy, explanation)
+
+
+def _plan(
+    clusters: Sequence[ClusterSnapshot],
+    placement: Placement,
+    binding: Binding,
+    peers: Sequence[WorkloadPeer],
+) -> Plan:
     terms = placement.cluster_affinities
     attempts: list[dict[str, Any]] = []
     if placement.cluster_affinity is None and terms:
@@ -174,7 +220,7 @@ def plan(clusters: Sequence[ClusterSnapshot], placement: Placement, binding: Bin
         for term in terms[start:]:
             trace: dict[str, Any] = {}
             try:
-                result = schedule_once(clusters, placement, binding, term.name, trace)
+                result = schedule_once(clusters, placement, binding, term.name, trace, peers)
             except ScheduleFailure as failure:
                 attempts.append({"name": term.name, "error": failure.message, "reason": failure.reason})
                 first = first or (failure, trace)
@@ -185,7 +231,7 @@ def plan(clusters: Sequence[ClusterSnapshot], placement: Placement, binding: Bin
         return _failure(first[0], placement, binding, binding.observed_affinity, first[1], attempts)
     trace = {}
     try:
-        result = schedule_once(clusters, placement, binding, binding.observed_affinity, trace)
+        result = schedule_once(clusters, placement, binding, binding.observed_affinity, trace, peers)
     except ScheduleFailure as failure:
         return _failure(failure, placement, binding, binding.observed_affinity, trace, attempts)
     return _success(result, placement, binding, binding.observed_affinity, trace, attempts)

@@ -12,6 +12,7 @@ from .errors import InputError
 from .parsing import get_int, get_list, get_map, get_str, get_str_map, require_map
 from .selectors import ClusterAffinity, NodeSelectorTerm
 from .taints import parse_tolerations
+from .workload_affinity import WorkloadAffinity
 
 DUPLICATED = "Duplicated"
 DIVIDED = "Divided"
@@ -136,6 +137,7 @@ class Placement:
     replica_scheduling: ReplicaScheduling | None = None
     node_claim: NodeClaim | None = None
     division_method: str = WEBSTER
+    workload_affinity: WorkloadAffinity | None = None
 
     @property
     def scheduling_type(self) -> str:
@@ -196,6 +198,9 @@ class Placement:
                 resource.get("nodeClaim"), join(join(path, "resource"), "nodeClaim")
             ),
             division_method=division_method,
+            workload_affinity=WorkloadAffinity.from_dict(
+                data.get("workloadAffinity"), join(path, "workloadAffinity")
+            ),
         )
 
 

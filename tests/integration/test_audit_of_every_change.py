@@ -317,6 +317,16 @@ def test_every_service_verb_leaves_one_audit_entry_with_its_diff(sim, operator, 
         "shop",
     )
     walk.step(
+        "pause a workload's scheduling",
+        lambda: scheduling.set_hold(binding, scheduling.SCHEDULING, True, user=operator),
+        "pause-scheduling",
+        "Deployment",
+        "shop",
+    )
+    assert AuditEntry.objects.get(action="pause-scheduling").changes == {
+        "suspension": {"before": None, "after": {"scheduling": True}}
+    }
+    walk.step(
         "delete a template",
         lambda: scheduling.delete_template(template, user=operator),
         "delete",
@@ -332,7 +342,7 @@ def test_every_service_verb_leaves_one_audit_entry_with_its_diff(sim, operator, 
     text = json.dumps(list(AuditEntry.objects.values()), default=str)
     assert sim.token("beijing") not in text and sim.token("shanghai") not in text
     assert HOOK_SECRET not in text
-    assert len(walk.seen) == 28
+    assert len(walk.seen) == 29
 
 
 # Each verb of the services the walk above calls; a new verb without a step there fails the next test.
@@ -359,7 +369,14 @@ WALKED = {
         "update_receiver",
         "delete_receiver",
     },
-    "scheduling": {"apply_yaml", "apply_reviewed_policy", "delete_template", "rebalance", "rebalance_policy"},
+    "scheduling": {
+        "apply_yaml",
+        "apply_reviewed_policy",
+        "delete_template",
+        "rebalance",
+        "rebalance_policy",
+        "set_hold",
+    },
 }
 
 

@@ -17,6 +17,7 @@ ACTIONS_AND_FRAGMENTS = {
     "clusters:taints",
     "clusters:unjoin",
     "scheduling:workload-rebalance",
+    "scheduling:workload-hold",
     "scheduling:policy-rebalance",
     "observability:silence-expire",
     "observability:receiver-delete",

@@ -19,7 +19,8 @@ from scheduling.karmada.documents import (
     match_policy,
     read_inputs,
 )
-from scheduling.planner import Plan, describe, plan
+from scheduling.karmada.priority import PriorityUnresolved, resolve_priority
+from scheduling.planner import Plan, describe, plan, split_cost
 
 EXIT_SCHEDULED = 0
 EXIT_INVALID = 2
@@ -64,12 +65,17 @@ class Command(BaseCommand):
                 raise DocumentError(
                     workload.document.location, "", f"{reason} {workload.kind} {workload.key}"
                 )
+            priority = resolve_priority(policy.schedule_priority, inputs.priority_classes.get)
         except DocumentError as exc:
             self.stderr.write(f"error: {exc}")
             sys.exit(EXIT_INVALID)
-        binding = binding_for(inputs.workload, inputs.previous, options["reschedule"])
-        result = plan(inputs.clusters, policy.placement, binding)
-        report = build_report(inputs, policy, result)
+        except PriorityUnresolved as exc:
+            self.stderr.write(f"error: {policy.document.location}: spec.schedulePriority: {exc}")
+            sys.exit(EXIT_INVALID)
+        binding = binding_for(inputs.workload, inputs.previous, options["reschedule"], policy.placement)
+        quotas = [q for q in inputs.quotas if q.namespace == inputs.workload.namespace]
+        result = plan(inputs.clusters, policy.placement, binding, peers=inputs.peers, quotas=quotas)
+        report = build_report(inputs, policy, result, priority)
         self.stdout.write(render(report, options["output"]))
         if result.error is not None:
             sys.exit(EXIT_UNSCHEDULABLE)
@@ -91,9 +97,19 @@ class Command(BaseCommand):
         return read_inputs(documents)
 
 
-def build_report(inputs: Inputs, policy: Any, result: Plan) -> dict[str, Any]:
-    """The simulate output: workload, policy, strategy, clusters by name, error and the explanation."""
+def proposed_split(result: Plan) -> dict[str, int]:
+    """The split the scheduler computed: the result, or the one a quota refused."""
+    refused = (result.explanation.get("quota") or {}).get("proposed") if result.error else None
+    if refused is not None:
+        return {entry["name"]: entry["replicas"] for entry in refused}
+    return {} if result.error else result.replicas()
+
+
+def build_report(inputs: Inputs, policy: Any, result: Plan, priority: int | None = None) -> dict[str, Any]:
+    """The simulate output: workload, policy, strategy, clusters by name, error, priority, quota, cost
+    and the explanation."""
     workload = inputs.workload
+    current = {t.name: t.replicas for t in inputs.previous.clusters} if inputs.previous.clusters else None
     is_workload = result.explanation["workload"]["is_workload"]
     clusters = sorted(
         (target.as_dict() for target in result.clusters if target.replicas > 0 or not is_workload),
@@ -111,6 +127,9 @@ def build_report(inputs: Inputs, policy: Any, result: Plan) -> dict[str, Any]:
         "clusters": clusters,
         "observedAffinity": result.observed_affinity or None,
         "error": None if result.error is None else result.error.as_dict(),
+        "schedulePriority": priority,
+        "quota": result.explanation.get("quota"),
+        "cost": split_cost(inputs.clusters, workload.requirements, proposed_split(result), current),
         "explain": result.explanation,
     }
 
@@ -155,4 +174,30 @@ def render_table(report: dict[str, Any]) -> str:
     if sentences:
         lines.append("")
         lines.extend(sentences)
+    if report.get("schedulePriority") is not None:
+        lines.insert(
+            3, f"Priority  {report['schedulePriority']} (schedulePriority; the queue takes higher first)"
+        )
+    lines.extend(_cost_lines(report.get("cost")))
     return "\n".join(line.rstrip() for line in lines)
+
+
+def _cost_lines(cost: dict[str, Any] | None) -> list[str]:
+    """The estimated cost of the proposed split per cluster, in total, and its change from the current one."""
+    if not cost:
+        return []
+    lines = ["", "Estimated cost per hour (cluster price labels):"]
+    for row in cost["clusters"]:
+        if row["hour"] is not None:
+            lines.append(
+                f"  {row['cluster']}: {row['replicas']} x {row['per_replica_hour']:g} = {row['hour']:g}"
+            )
+    lines.append(f"  total {cost['hour']:g} per hour, {cost['month']:g} per month")
+    if cost.get("difference_hour") is not None:
+        lines.append(
+            f"  now {cost['current_hour']:g} per hour; change {cost['difference_hour']:+g} per hour "
+            f"({cost['difference_month']:+g} per month)"
+        )
+    if cost["unpriced"]:
+        lines.append(f"  not priced: {', '.join(cost['unpriced'])}")
+    return lines

@@ -172,7 +172,7 @@ BAD_DOCUMENTS = [
         "spec:\n  resourceSelectors: [{apiVersion: v1, kind: ConfigMap}]\n  suspension:\n"
         "    dispatching: true\n    dispatchingOnClusters: {clusterNames: [a]}",
         "spec.suspension.dispatchingOnClusters",
-        "cannot be used together",
+        "cannot co-exist",
     ),
     (
         "spec:\n  resourceSelectors: [{apiVersion: v1, kind: ConfigMap}]\n  failover:\n"

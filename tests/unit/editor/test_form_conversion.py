@@ -93,6 +93,9 @@ def submitted(state: FormState) -> MultiValueDict:
         "name": [state.name],
         "namespace": [state.namespace],
         "priority": [state.priority],
+        "priority_class": [state.priority_class],
+        "affinity_key": [state.affinity_key],
+        "anti_affinity_key": [state.anti_affinity_key],
         "division_method": [state.division_method],
         "base": [state.base],
         "cluster_names": list(state.cluster_names),
@@ -244,3 +247,53 @@ def test_a_cluster_scoped_policy_drops_the_namespace():
     result, _ = policy_from_form(data)
     assert result["kind"] == "ClusterPropagationPolicy"
     assert "namespace" not in result["metadata"]
+
+
+GROUPED = """
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: ha, namespace: shop}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, namespace: shop}]
+  schedulePriority: {priorityClassSource: KubePriorityClass, priorityClassName: high}
+  placement:
+    workloadAffinity:
+      affinity: {groupByLabelKey: app.group}
+      antiAffinity: {groupByLabelKey: ha.group}
+"""
+
+
+def test_the_priority_class_and_the_group_keys_survive_the_round_trip():
+    doc = parse_yaml(GROUPED)
+    state = form_from_policy(doc)
+    assert (state.priority_class, state.affinity_key, state.anti_affinity_key) == (
+        "high",
+        "app.group",
+        "ha.group",
+    )
+    assert round_trip(doc) == doc
+
+
+def test_clearing_a_group_key_or_the_priority_class_removes_just_that_part():
+    data = submitted(form_from_policy(parse_yaml(GROUPED)))
+    data.setlist("affinity_key", [""])
+    data.setlist("priority_class", [""])
+    result, problems = policy_from_form(data)
+    assert problems == []
+    assert "schedulePriority" not in result["spec"]
+    assert result["spec"]["placement"]["workloadAffinity"] == {
+        "antiAffinity": {"groupByLabelKey": "ha.group"}
+    }
+    data.setlist("anti_affinity_key", [""])
+    result, _ = policy_from_form(data)
+    assert "workloadAffinity" not in result["spec"]["placement"]
+
+
+def test_a_new_priority_class_name_gets_karmadas_source():
+    data = submitted(form_from_policy(parse_yaml(SEED_7_3)))
+    data.setlist("priority_class", ["batch-low"])
+    result, _ = policy_from_form(data)
+    assert result["spec"]["schedulePriority"] == {
+        "priorityClassSource": "KubePriorityClass",
+        "priorityClassName": "batch-low",
+    }

@@ -8,13 +8,21 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from kubesyntax.quantities import quantity_amount
+from scheduling.karmada.priority import in_queue_order
 from scheduling.planner import (
     Binding,
     ClusterSnapshot,
     EvictionTask,
     Placement,
+    QuotaSnapshot,
     ReplicaRequirements,
     ResourceSummary,
+    WorkloadPeer,
+    add_usage,
+    affinity_groups,
+    binding_usage,
+    parse_resources,
     plan,
     validate_placement,
 )
@@ -32,6 +40,7 @@ from scheduling.planner.filters import (
 from scheduling.planner.messages import Reason, karmada_filter_message
 from scheduling.planner.model import TargetCluster
 from scheduling.planner.pipeline import score_locality
+from scheduling.planner.quota import check_quota
 from scheduling.planner.resource_models import ResourceModel
 from scheduling.planner.selectors import ClusterAffinity
 from scheduling.planner.spread import (
@@ -45,9 +54,11 @@ from scheduling.planner.spread import (
     select_groups,
 )
 from scheduling.planner.taints import parse_taints
+from scheduling.planner.workload_affinity import filter_workload_affinity, filter_workload_anti_affinity
 
 CASES_FILE = Path(__file__).parent / "data" / "karmada-cases-public.json"
 EXTRA_CASES_FILE = Path(__file__).parent / "data" / "karmada-cases-extra.json"
+NEWER_CASES_FILE = Path(__file__).parent / "data" / "karmada-cases-newer.json"
 NO_GROUP = "no feasible group combination"
 
 
@@ -105,6 +116,38 @@ def binding(case: dict[str, Any]) -> Binding:
         eviction_tasks=tuple(
             EvictionTask(task["fromCluster"]) for task in case.get("gracefulEvictionTasks") or ()
         ),
+        namespace=case.get("namespace", ""),
+        name=case.get("name", ""),
+        affinity_group=case.get("affinityGroup", ""),
+        anti_affinity_group=case.get("antiAffinityGroup", ""),
+    )
+
+
+def peers(case: dict[str, Any]) -> list[WorkloadPeer]:
+    """The case's other ResourceBindings (binding names, groups, target clusters)."""
+    return [
+        WorkloadPeer(
+            namespace=p["namespace"],
+            name=p["name"],
+            affinity_group=p.get("affinityGroup", ""),
+            anti_affinity_group=p.get("antiAffinityGroup", ""),
+            clusters=tuple(p.get("clusters") or ()),
+        )
+        for p in case.get("peers") or ()
+    ]
+
+
+def _usage(entry: dict[str, Any] | None) -> dict[str, Fraction]:
+    """A binding's usage from a case's {requests, clusters}."""
+    if entry is None or not entry.get("requests"):
+        return {}
+    requirements = ReplicaRequirements(resource_request=parse_resources(entry["requests"], "requests"))
+    return binding_usage(requirements, [TargetCluster(n, r) for n, r in entry["clusters"].items()])
+
+
+def _same_quantities(actual: dict[str, Fraction], expected: dict[str, str]) -> bool:
+    return set(actual) == set(expected) and all(
+        actual[name] == quantity_amount(value) for name, value in expected.items()
     )
 
 
@@ -167,7 +210,7 @@ def _run(case: dict[str, Any]) -> dict[str, Any]:
     level = case["level"]
     if level == "Schedule":
         placement = _placement(case)
-        result = plan([snapshot(c) for c in case["clusters"]], placement, binding(case))
+        result = plan([snapshot(c) for c in case["clusters"]], placement, binding(case), peers=peers(case))
         if result.error is not None:
             return {"error": result.error.message}
         return result.replicas()
@@ -273,6 +316,47 @@ def _run(case: dict[str, Any]) -> dict[str, Any]:
                 None if raw is None else _summary(raw), requirements, models
             )
         return result
+    if level in ("WorkloadAffinity.Filter", "WorkloadAntiAffinity.Filter"):
+        bind = binding(case)
+        names = frozenset(t.name for t in bind.previous)
+        check = (
+            filter_workload_affinity if level == "WorkloadAffinity.Filter" else filter_workload_anti_affinity
+        )
+        group = bind.affinity_group if level == "WorkloadAffinity.Filter" else bind.anti_affinity_group
+        own = f"{bind.name}-deployment"
+        return _verdict(check(case["clusters"][0]["name"], bind.namespace, own, group, names, peers(case)))
+    if level == "getWorkloadAffinityGroups":
+        affinity = Placement.from_dict(case["policy"]).workload_affinity
+        affinity_group, anti_group = affinity_groups(affinity, case["resource"].get("labels") or {})
+        if not affinity_group and not anti_group:
+            return {"groups": None}
+        return {"groups": {"affinityGroup": affinity_group, "antiAffinityGroup": anti_group}}
+    if level == "FederatedResourceQuota.Validate":
+        quotas = [
+            QuotaSnapshot(
+                namespace=q["namespace"],
+                name=q["name"],
+                overall=parse_resources(q["overall"], "overall"),
+                used=parse_resources(q.get("used"), "used"),
+            )
+            for q in case["quotas"]
+        ]
+        check_quota(quotas, case["namespace"], _usage(case.get("old")), _usage(case["new"]))
+        return {"allowed": True}
+    if level == "calculateUsedWithResourceBinding":
+        total: dict[str, Fraction] = {}
+        for entry in case["bindings"]:
+            add_usage(total, _usage(entry))
+        overall = parse_resources(case["overall"], "overall")
+        used = {name: amount for name, amount in total.items() if name in overall}
+        expected = case["expect"]["used"]
+        return {
+            "used": expected if _same_quantities(used, expected) else {k: str(v) for k, v in used.items()}
+        }
+    if level == "SchedulingQueue.Pop":
+        queue = list(enumerate(case["queue"]))
+        ordered = in_queue_order(queue, lambda item: item[1].get("priority", 0), lambda item: item[0])
+        return {"first": ordered[0][1]["key"]}
     raise AssertionError(f"unknown case level {level}")
 
 
