@@ -148,6 +148,9 @@ def joined(simulate, admin_user, caplog):
         "receiver-delete": {"pk": receiver.pk},
         "scheduling-workload": {"pk": template.pk},
         "scheduling-workload-rebalance": {"pk": template.pk},
+        "scheduling-workload-suspension": {"pk": template.pk},
+        "workload-hold": {"pk": template.pk},
+        "scheduling-quota": {"namespace": template.namespace or "default", "name": "quota"},
         "scheduling-policy": {"pk": policy.pk},
         "scheduling-policy-rebalance": {"pk": policy.pk},
         "convention-detail": {"pk": convention.pk},
@@ -161,6 +164,7 @@ def joined(simulate, admin_user, caplog):
     }
     api_ids = {
         "name": "beijing",
+        "namespace": template.namespace or "default",
         "/api/v1/conventions/{id}/": str(convention.pk),
         "/api/v1/workloads/{id}/": str(template.pk),
         "/api/v1/policies/{id}/": str(policy.pk),
