@@ -6,7 +6,7 @@ from typing import Any
 
 from kubesyntax.resources import format_resource
 from scheduling.karmada.documents import REPLICA_KINDS, Document, Workload, parse_workload
-from scheduling.karmada.names import HEALTHY, UNHEALTHY, UNKNOWN
+from scheduling.karmada.names import HEALTHY, TEMPLATE_GENERATION, UNHEALTHY, UNKNOWN
 from scheduling.karmada.shapes import TemplateLike
 from scheduling.planner import NodeClaim, ReplicaRequirements, parse_resources
 
@@ -130,16 +130,29 @@ def dependencies(manifest: dict[str, Any]) -> list[tuple[str, str, str]]:
     return sorted(found)
 
 
+def federated_generation(live: dict[str, Any]) -> dict[str, int]:
+    """Karmada's FederatedGeneration beside a workload's status: the member copy's metadata.generation
+    and the template generation it was made from (its resourcetemplate.karmada.io/generation)."""
+    metadata = live.get("metadata") or {}
+    found = {}
+    if metadata.get("generation"):
+        found["generation"] = int(metadata["generation"])
+    stamped = str((metadata.get("annotations") or {}).get(TEMPLATE_GENERATION) or "")
+    if stamped.isdigit():
+        found["resourceTemplateGeneration"] = int(stamped)
+    return found
+
+
 def reflect_status(live: dict[str, Any]) -> dict[str, Any]:
     """The status fields Karmada aggregates for a member object (replica counts for workloads)."""
     status = live.get("status") or {}
     kind = live.get("kind")
     if kind in ("Deployment", "StatefulSet", "ReplicaSet"):
         counts = ("replicas", "readyReplicas", "availableReplicas", "updatedReplicas", "observedGeneration")
-        return {key: status.get(key, 0) for key in counts}
+        return {key: status.get(key, 0) for key in counts} | federated_generation(live)
     if kind == "DaemonSet":
         daemons = ("currentNumberScheduled", "desiredNumberScheduled", "numberReady", "numberAvailable")
-        return {key: status.get(key, 0) for key in daemons}
+        return {key: status.get(key, 0) for key in daemons} | federated_generation(live)
     if kind == "Job":
         return {key: status.get(key, 0) for key in ("active", "succeeded", "failed")}
     if kind == "Pod":
