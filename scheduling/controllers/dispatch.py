@@ -41,6 +41,7 @@ class DispatchResult:
 
     actions: dict[int, str] = field(default_factory=dict)
     emptied_bindings: set[int] = field(default_factory=set)
+    bindings: set[int] = field(default_factory=set)  # every binding a Work of the chunk belongs to
 
 
 def _conflict_message(manifest: dict[str, Any]) -> str:
@@ -139,6 +140,7 @@ def apply_works(work_ids: list[int], now: datetime | None = None) -> DispatchRes
     with transaction.atomic():  # one commit for the whole chunk
         for work, outcome in zip(works, outcomes, strict=True):
             result.actions[work.pk] = outcome.action
+            result.bindings.add(work.binding_id)
             _record(work, outcome, now, result)
     return result
 
