@@ -71,8 +71,6 @@ def sync_binding(binding_id: int) -> None:
 def apply_works(work_ids: list[int]) -> None:
     """Member calls; failures are recorded on the Works and the periodic reconcile tries them again."""
     result = dispatch.apply_works(work_ids)
-    for binding_id in sorted(result.bindings - result.emptied_bindings):
-        propagation.aggregate_binding(binding_id)  # status follows each apply, not a periodic pass
     for binding_id in sorted(result.emptied_bindings):
         after_commit(sync_binding, binding_id)  # a deleted template finishes once its Works are gone
 

@@ -15,6 +15,7 @@ from clusters.k8s import ClusterConnection, KubeError, NotFound, objects
 from clusters.models import Cluster
 from metrics import recording
 from scheduling import events
+from scheduling.controllers import propagation
 from scheduling.karmada import names
 from scheduling.karmada.interpreter import interpret_health, reflect_status
 from scheduling.karmada.manifests import released_copy, retain_member_fields
@@ -41,7 +42,6 @@ class DispatchResult:
 
     actions: dict[int, str] = field(default_factory=dict)
     emptied_bindings: set[int] = field(default_factory=set)
-    bindings: set[int] = field(default_factory=set)  # every binding a Work of the chunk belongs to
 
 
 def _conflict_message(manifest: dict[str, Any]) -> str:
@@ -140,8 +140,9 @@ def apply_works(work_ids: list[int], now: datetime | None = None) -> DispatchRes
     with transaction.atomic():  # one commit for the whole chunk
         for work, outcome in zip(works, outcomes, strict=True):
             result.actions[work.pk] = outcome.action
-            result.bindings.add(work.binding_id)
             _record(work, outcome, now, result)
+        # the member copies' status just read back goes into their bindings and templates at once
+        propagation.aggregate_bindings({w.binding_id for w in works}, now)
     return result
 
 

@@ -18,7 +18,7 @@ def index_placements(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("scheduling", "0005_placement_features"),
+        ("scheduling", "0006_template_status"),
     ]
 
     operations = [
