@@ -122,9 +122,9 @@ def upsert(rows: Iterable[tuple[Key, list[float]]]) -> None:
     values = ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(rows))
     # Only quoted identifiers and placeholders are interpolated; every value is a parameter.
     sql = (
-        f"INSERT INTO {table} ({name}, {labels}, {le}, {window}, {count_}, {total}) VALUES {values} "
+        f"INSERT INTO {table} ({name}, {labels}, {le}, {window}, {count_}, {total}) VALUES {values} "  # noqa: S608
         f"ON CONFLICT ({name}, {labels}, {le}, {window}) DO UPDATE SET "
-        f"{count_} = {table}.{count_} + EXCLUDED.{count_}, {total} = {table}.{total} + EXCLUDED.{total}"  # noqa: S608
+        f"{count_} = {table}.{count_} + EXCLUDED.{count_}, {total} = {table}.{total} + EXCLUDED.{total}"
     )
     params: list[object] = []
     for (metric, key, bound, when), (by, value) in rows:
