@@ -52,6 +52,8 @@ class ResourceTemplate(models.Model):
     name = models.CharField(max_length=253)
     manifest = models.JSONField(help_text="The object as applied, without server-populated fields.")
     generation = models.PositiveBigIntegerField(default=1)
+    # status aggregated from the member copies (karmada/status.py), as Karmada writes it on the template
+    status = models.JSONField(default=dict, blank=True)
     # The detector's claim: which policy holds this template (Karmada's claim labels on the template).
     policy = models.ForeignKey(
         "PropagationPolicy", null=True, blank=True, on_delete=models.SET_NULL, related_name="templates"

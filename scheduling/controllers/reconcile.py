@@ -64,8 +64,8 @@ def reconcile(now: datetime | None = None) -> ReconcilePlan:
         except KubeError as exc:
             plan.unreachable.append(cluster.name)
             log.info("reconcile: %s skipped: %s", cluster.name, exc)
-    for binding in ResourceBinding.objects.prefetch_related("works"):
-        propagation.aggregate_status(binding)
+    for binding in ResourceBinding.objects.select_related("template").prefetch_related("works"):
+        propagation.aggregate_status(binding, now)
     plan.schedule = queue_order(plan.schedule)
     plan.apply = sorted(set(plan.apply))
     return plan
