@@ -15,7 +15,7 @@ from clusters.k8s import ClusterConnection, KubeError, NotFound, objects
 from clusters.models import Cluster
 from metrics import recording
 from scheduling import events
-from scheduling.controllers import drift_events
+from scheduling.controllers import drift_events, propagation
 from scheduling.karmada import names
 from scheduling.karmada.interpreter import interpret_health, reflect_status
 from scheduling.karmada.manifests import released_copy, retain_member_fields
@@ -147,6 +147,8 @@ def apply_works(work_ids: list[int], now: datetime | None = None) -> DispatchRes
             if o.action in ("created", "updated", "unchanged")
         ]
         drift_events.mark_put_back(written, now)  # a drifted copy written again holds our manifest
+        # the member copies' status just read back goes into their bindings and templates at once
+        propagation.aggregate_bindings({w.binding_id for w in works}, now)
     return result
 
 
