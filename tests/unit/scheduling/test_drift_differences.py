@@ -77,7 +77,8 @@ def test_defaults_the_member_fills_bookkeeping_status_and_order_are_no_drift():
 )
 def test_a_changed_field_is_named_with_both_values_and_who_set_it(changes, path, desired, theirs, managers):
     (diff,) = differences(OURS, live(**changes))
-    assert (diff.path, diff.desired, diff.as_dict()["live"], diff.managers) == (path, desired, theirs, managers)
+    found = (diff.path, diff.desired, diff.as_dict()["live"], diff.managers)
+    assert found == (path, desired, theirs, managers)
 
 
 def test_a_container_added_by_hand_is_drift_and_the_unified_diff_shows_only_our_fields():
