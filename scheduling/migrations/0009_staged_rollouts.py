@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('scheduling', '0005_placement_features'),
+        ('scheduling', '0008_drift_events'),
     ]
 
     operations = [
