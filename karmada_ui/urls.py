@@ -34,6 +34,7 @@ urlpatterns = [
         SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="api_docs.html"),
         name="api-docs",
     ),
+    path("k8s/", include("kubeapi.urls")),
     path("clusters/", include("clusters.urls")),
     path("", include("scheduling.urls")),
     path("", include("observability.urls")),
