@@ -15,6 +15,7 @@ from clusters.k8s import ClusterConnection, KubeError, NotFound, objects
 from clusters.models import Cluster
 from metrics import recording
 from scheduling import events
+from scheduling.controllers import propagation
 from scheduling.karmada import names
 from scheduling.karmada.interpreter import interpret_health, reflect_status
 from scheduling.karmada.manifests import released_copy, retain_member_fields
@@ -140,6 +141,8 @@ def apply_works(work_ids: list[int], now: datetime | None = None) -> DispatchRes
         for work, outcome in zip(works, outcomes, strict=True):
             result.actions[work.pk] = outcome.action
             _record(work, outcome, now, result)
+        # the member copies' status just read back goes into their bindings and templates at once
+        propagation.aggregate_bindings({w.binding_id for w in works}, now)
     return result
 
 

@@ -23,6 +23,8 @@ ACTIONS_AND_FRAGMENTS = {
     "observability:receiver-delete",
     "observability:network-panel",
     "scheduling:cluster_workloads",
+    "scheduling:workload-across",
+    "scheduling:pod-logs-follow",
 }
 
 
