@@ -34,6 +34,7 @@ __all__ = [
     "Event",
     "FederatedResourceQuota",
     "OverridePolicy",
+    "PlacementKey",
     "PropagationPolicy",
     "ResourceBinding",
     "ResourceTemplate",
@@ -205,6 +206,9 @@ class ResourceBinding(models.Model):
     aggregated_status = models.JSONField(default=list, blank=True)
     # the reschedule-policy extension: when this workload last shed replicas off a hot cluster
     last_load_move_at = models.DateTimeField(null=True, blank=True)
+    # the work queue keyed by object: set when an event may change this binding, cleared by the task
+    # that takes it; one task is queued per marking, so a binding marked twice is worked on once
+    dirty_since = models.DateTimeField(null=True, blank=True, db_index=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -245,6 +249,20 @@ class ResourceBinding(models.Model):
             if condition.get("type") == type_:
                 return condition
         return None
+
+
+class PlacementKey(models.Model):
+    """One cluster label, field or name a binding's placement selects on (karmada/selection.py): the
+    index that finds the bindings a cluster change can affect without reading every placement."""
+
+    binding = models.ForeignKey(ResourceBinding, on_delete=models.CASCADE, related_name="placement_keys")
+    key = models.CharField(max_length=400)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["key", "binding"], name="placement_key_identity")]
+
+    def __str__(self) -> str:
+        return f"{self.binding_id} selects on {self.key}"
 
 
 class Work(models.Model):

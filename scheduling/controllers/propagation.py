@@ -273,6 +273,13 @@ def aggregate_bindings(binding_ids: set[int], now: datetime | None = None) -> No
         aggregate_status(binding, now)
 
 
+def aggregate_binding(binding_id: int) -> None:
+    """aggregate_status for one binding by id (gone already: nothing to do)."""
+    binding = ResourceBinding.objects.filter(pk=binding_id).first()
+    if binding is not None:
+        aggregate_status(binding)
+
+
 def all_healthy(binding: ResourceBinding) -> bool:
     """Every cluster in spec.clusters reports Healthy (the graceful-eviction release condition)."""
     reported = {e["clusterName"]: e.get("health") for e in binding.aggregated_status}
