@@ -379,3 +379,35 @@ class FederatedResourceQuota(models.Model):
     @property
     def overall(self) -> dict[str, str]:
         return dict(self.spec.get("overall") or {})
+
+
+class DriftEvent(models.Model):
+    """A member copy found changed by someone else: what differed, which field managers set it, the
+    diff, and whether it was put back (by the repair, or an operator's re-apply) or the repair is held."""
+
+    REPAIRING = "repairing"
+    PUT_BACK = "put-back"
+    HELD = "held"
+    STATES = [(REPAIRING, "repairing"), (PUT_BACK, "put back"), (HELD, "held")]
+
+    binding = models.ForeignKey(ResourceBinding, on_delete=models.CASCADE, related_name="drift_events")
+    work = models.ForeignKey(Work, on_delete=models.SET_NULL, null=True, related_name="drift_events")
+    cluster_name = models.CharField(max_length=253, db_index=True)
+    object_kind = models.CharField(max_length=63)
+    object_namespace = models.CharField(max_length=253, blank=True)
+    object_name = models.CharField(max_length=253)
+    detected_at = models.DateTimeField(db_index=True)
+    changes = models.JSONField(default=list, help_text="[{path, desired, live, managers}]")
+    managers = models.JSONField(default=list, help_text="[{manager, operation, time}] of the changed fields")
+    diff = models.TextField(blank=True, help_text="unified diff of our manifest against the live copy")
+    state = models.CharField(max_length=16, choices=STATES, default=REPAIRING)
+    held_reason = models.TextField(blank=True)
+    put_back_at = models.DateTimeField(null=True, blank=True)
+    put_back_by = models.CharField(max_length=150, blank=True)
+
+    class Meta:
+        ordering = ["-detected_at", "-id"]
+        indexes = [models.Index(fields=["work", "put_back_at"])]
+
+    def __str__(self) -> str:
+        return f"drift of {self.object_kind} {self.object_name} in {self.cluster_name} ({self.state})"

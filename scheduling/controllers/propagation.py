@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from clusters.k8s import objects
 from clusters.models import Cluster
+from scheduling.controllers import drift_events
 from scheduling.controllers.planner_inputs import cluster_identity
 from scheduling.karmada import names
 from scheduling.karmada.interpreter import dependencies, interpret_health, reflect_status, workload_of
@@ -312,6 +313,7 @@ def sync_cluster_objects(cluster: Cluster, now: datetime | None = None) -> list[
         )
         current = live.get(key)
         if current is None or not objects.is_subset(retain_member_fields(current, work.manifest), current):
+            drift_events.record_drift(work, current, now)
             if work.in_sync:
                 Work.objects.filter(pk=work.pk).update(applied=False, applied_hash="")
             if work.applied_reason != "ConflictResolution":

@@ -25,6 +25,8 @@ ACTIONS_AND_FRAGMENTS = {
     "scheduling:cluster_workloads",
     "scheduling:workload-across",
     "scheduling:pod-logs-follow",
+    "scheduling:workload-drift",
+    "scheduling:workload-reapply",
 }
 
 
