@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "scheduling",
     "scheduling.editor",
     "observability",
+    "kubeapi",
 ]
 
 MIDDLEWARE = [
@@ -172,6 +173,12 @@ REST_FRAMEWORK = {
     ],
     "NUM_PROXIES": TRUSTED_PROXY_COUNT,
 }
+# The Kubernetes API under /k8s: the Kubernetes version it reports (kubectl picks its minor from it).
+KUBEAPI_KUBERNETES_VERSION = env_str("KUBEAPI_KUBERNETES_VERSION", "1.31.0")
+# The URL kubeconfigs name (`manage.py kubeconfig`), and where `manage.py serve_kubeapi` keeps its CA.
+KUBEAPI_SERVER_URL = env_str("KUBEAPI_SERVER_URL", "https://127.0.0.1:8443/k8s")
+KUBEAPI_TLS_DIR = env_str("KUBEAPI_TLS_DIR", str(VAR_DIR / "kubeapi-tls"))
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "karmada-ui API",
     "DESCRIPTION": "Clusters, policies, bindings and health of a Karmada-style multi-cluster control plane.",

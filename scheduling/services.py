@@ -1,6 +1,6 @@
-"""The verbs other layers call: apply YAML (or one reviewed policy), delete a template, rebalance
-workloads, pause and resume them, step their staged rollouts. Each write leaves one audit entry with
-who, what and the diff."""
+"""The verbs other layers call: apply YAML, objects or one reviewed policy, delete a template or a
+policy, rebalance workloads, pause and resume them, step their staged rollouts. Each write leaves one
+audit entry with who, what and the diff."""
 
 from __future__ import annotations
 
@@ -18,7 +18,13 @@ from scheduling import tasks
 from scheduling.controllers import dispatch, drift_events, rollouts
 from scheduling.controllers.apply import Applied, ApplyError, ApplyResult, apply_documents, parse_yaml
 from scheduling.karmada.suspension import binding_suspension, normal_holds
-from scheduling.models import PropagationPolicy, ResourceBinding, ResourceTemplate, Rollout
+from scheduling.models import (
+    ClusterTaintPolicy,
+    PropagationPolicy,
+    ResourceBinding,
+    ResourceTemplate,
+    Rollout,
+)
 
 ReviewedMove = tuple[str, Mapping[str, int], Mapping[str, int]]  # (workload, replicas before, after)
 
@@ -33,6 +39,25 @@ def apply_yaml(text: str, user: Any = None) -> ApplyResult:
     if not documents:
         raise ApplyError(0, "", "the YAML holds no object to apply")
     return _apply(documents, user)
+
+
+def apply_objects(documents: list[Any], user: Any = None) -> ApplyResult:
+    """Apply objects already parsed (the Kubernetes API's request bodies) exactly as apply_yaml does."""
+    if not documents:
+        raise ApplyError(0, "", "there is no object to apply")
+    return _apply(documents, user)
+
+
+def delete_policy(policy: Any, user: Any = None) -> None:
+    """Delete a propagation, override or taint policy, or a quota; the detector then re-claims every
+    template (a workload its policy held stays where it is until another policy claims it)."""
+    kind = getattr(policy, "kind", type(policy).__name__)
+    with transaction.atomic():
+        state = {"labels": policy.labels, "annotations": policy.annotations, "spec": policy.spec}
+        policy.delete()
+        audit.record(user, "delete", kind, policy.name, namespace=getattr(policy, "namespace", ""), old=state)
+        if not isinstance(policy, ClusterTaintPolicy):
+            tasks.after_commit(tasks.detect_all)
 
 
 def apply_reviewed_policy(

@@ -367,6 +367,22 @@ def test_every_service_verb_leaves_one_audit_entry_with_its_diff(sim, operator, 
         "Deployment",
         "shop",
     )
+    walk.step(
+        "apply parsed objects (the Kubernetes API)",
+        lambda: scheduling.apply_objects(
+            [yaml.safe_load(POLICY.replace("name: shop", "name: kube"))], operator
+        ),
+        "apply:created",
+        "PropagationPolicy",
+        "kube",
+    )
+    walk.step(
+        "delete a policy",
+        lambda: scheduling.delete_policy(PropagationPolicy.objects.get(name="kube"), user=operator),
+        "delete",
+        "PropagationPolicy",
+        "kube",
+    )
 
     walk.user = admin_user
     walk.step("unjoin", lambda: clusters.unjoin(shanghai, user=admin_user), "Unjoined", "Cluster", "shanghai")
@@ -376,7 +392,7 @@ def test_every_service_verb_leaves_one_audit_entry_with_its_diff(sim, operator, 
     text = json.dumps(list(AuditEntry.objects.values()), default=str)
     assert sim.token("beijing") not in text and sim.token("shanghai") not in text
     assert HOOK_SECRET not in text
-    assert len(walk.seen) == 31
+    assert len(walk.seen) == 33
 
 
 # Each verb of the services the walk above calls; a new verb without a step there fails the next test.
@@ -405,7 +421,9 @@ WALKED = {
     },
     "scheduling": {
         "apply_yaml",
+        "apply_objects",
         "apply_reviewed_policy",
+        "delete_policy",
         "delete_template",
         "rebalance",
         "rebalance_policy",
