@@ -222,6 +222,8 @@ HEALTH_UNKNOWN_AFTER = env_float("HEALTH_UNKNOWN_AFTER", 40.0, minimum=1.0)
 
 # Scheduling and propagation: seconds between reconcile passes (detection, triggers, drift, status).
 SCHEDULING_RECONCILE_INTERVAL = env_float("SCHEDULING_RECONCILE_INTERVAL", 10.0, minimum=1.0)
+# Staged rollouts: seconds between passes that move rollouts on (a Work's new status moves its own at once).
+ROLLOUT_ADVANCE_INTERVAL = env_float("ROLLOUT_ADVANCE_INTERVAL", 5.0, minimum=1.0)
 # NoExecute eviction: Gracefully (the old copy stays until the new clusters are healthy) or Directly,
 # unless a policy's failover.cluster.purgeMode says otherwise; and how long a graceful eviction may wait.
 SCHEDULING_NO_EXECUTE_PURGE_MODE = env_str("SCHEDULING_NO_EXECUTE_PURGE_MODE", "Gracefully")
