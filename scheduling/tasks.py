@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import transaction
 
-from scheduling.controllers import detector, dispatch, propagation, scheduler
+from scheduling.controllers import detector, dispatch, marking, propagation, rollouts, scheduler
 from scheduling.controllers import reconcile as reconciling
 
 # Works are applied in chunks: one task, many member calls in parallel.
@@ -31,6 +31,23 @@ def detect_all() -> None:
         after_commit(schedule_binding, binding_id)
 
 
+def mark_bindings(binding_ids) -> list[int]:
+    """Mark bindings dirty and queue one pass for each that was not queued already (the dedupe)."""
+    fresh = marking.mark(binding_ids)
+    for binding_id in fresh:
+        after_commit(schedule_dirty, binding_id)
+    return fresh
+
+
+@shared_task(name="scheduling.tasks.schedule_dirty", **ONCE)
+def schedule_dirty(binding_id: int) -> None:
+    """One pass over a dirty binding: schedule if a trigger holds, then propagate and aggregate.
+    A mark already taken by another pass means that pass saw this event: nothing left to do."""
+    if marking.take(binding_id):
+        scheduler.schedule_binding(binding_id)
+        after_commit(sync_binding, binding_id)
+
+
 @shared_task(name="scheduling.tasks.schedule_binding", **ONCE)
 def schedule_binding(binding_id: int, force: str = "") -> None:
     scheduler.schedule_binding(binding_id, force=force)
@@ -44,7 +61,12 @@ def enqueue_works(work_ids: list[int]) -> None:
 
 @shared_task(name="scheduling.tasks.sync_binding", **ONCE)
 def sync_binding(binding_id: int) -> None:
-    enqueue_works(propagation.sync_binding(binding_id))
+    pending = propagation.sync_binding(binding_id)
+    enqueue_works(pending)
+    if not pending:
+        propagation.aggregate_binding(binding_id)  # e.g. a cluster left the targets
+    if rollouts.active_binding_ids(binding_ids=[binding_id]):
+        after_commit(advance_rollout, binding_id)  # a rollout started, or its members' status moved
 
 
 @shared_task(name="scheduling.tasks.apply_works", **ONCE)
@@ -53,6 +75,8 @@ def apply_works(work_ids: list[int]) -> None:
     result = dispatch.apply_works(work_ids)
     for binding_id in sorted(result.emptied_bindings):
         after_commit(sync_binding, binding_id)  # a deleted template finishes once its Works are gone
+    for binding_id in rollouts.active_binding_ids(work_ids=work_ids):
+        after_commit(advance_rollout, binding_id)  # new member status may let the next wave go
 
 
 @shared_task(name="scheduling.tasks.schedule_bindings", **ONCE)
@@ -66,6 +90,25 @@ def schedule_bindings(binding_ids: list[int]) -> None:
 def reconcile() -> None:
     """The periodic level-triggered pass: re-drive whatever a lost task or a dead worker missed."""
     plan = reconciling.reconcile()
+    mark_bindings(plan.dirty)
+    for binding_id in plan.redrive:
+        after_commit(schedule_dirty, binding_id)
     if plan.schedule:
         after_commit(schedule_bindings, plan.schedule)
     enqueue_works(plan.apply)
+    after_commit(advance_rollouts)  # the pass collected every member's status
+
+
+@shared_task(name="scheduling.tasks.advance_rollout", **ONCE)
+def advance_rollout(binding_id: int) -> None:
+    """Move one staged rollout on; clusters it releases get the new revision through their Works."""
+    if rollouts.advance_rollout(binding_id):
+        after_commit(sync_binding, binding_id)
+
+
+@shared_task(name="scheduling.tasks.advance_rollouts", **ONCE)
+def advance_rollouts() -> None:
+    """The periodic pass over every rollout in progress (soak times end without any new status)."""
+    for binding_id in rollouts.active_binding_ids():
+        if rollouts.advance_rollout(binding_id):
+            after_commit(sync_binding, binding_id)
