@@ -28,6 +28,7 @@ ACTIONS_AND_FRAGMENTS = {
     "scheduling:pod-logs-follow",
     "scheduling:workload-drift",
     "scheduling:workload-reapply",
+    "scheduling:search-cluster",
 }
 
 
