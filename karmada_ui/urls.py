@@ -35,11 +35,13 @@ urlpatterns = [
         SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="api_docs.html"),
         name="api-docs",
     ),
+    # The cluster proxy first: its paths would otherwise read as a Cluster's subresource.
     re_path(
         r"^k8s/apis/cluster\.karmada\.io/v1alpha1/clusters/(?P<name>[^/]+)/proxy(?:/(?P<path>.*))?$",
         cluster_proxy,
         name="cluster-proxy",
     ),
+    path("k8s/", include("kubeapi.urls")),
     path("clusters/", include("clusters.urls")),
     path("", include("scheduling.urls")),
     path("", include("observability.urls")),
