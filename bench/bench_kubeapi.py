@@ -134,9 +134,9 @@ class Door:
         return elapsed, response
 
 
-def kube_mutations(door: Door, run: str) -> dict[str, list[float]]:
+def kube_mutations(door: Door, run: str, count: int = MUTATIONS) -> dict[str, list[float]]:
     times: dict[str, list[float]] = {"create": [], "update": [], "delete": []}
-    names = [f"kube-{run}-{i}" for i in range(MUTATIONS)]
+    names = [f"kube-{run}-{i}" for i in range(count)]
     for name in names:
         elapsed, _ = door.call(
             "POST", KUBE, (201,), json.dumps(deployment(name)), **{"Content-Type": "application/json"}
@@ -158,12 +158,14 @@ def kube_mutations(door: Door, run: str) -> dict[str, list[float]]:
     return times
 
 
-def rest_mutations(door: Door, run: str) -> dict[str, list[float]]:
+def rest_mutations(door: Door, run: str, count: int = MUTATIONS) -> dict[str, list[float]]:
     times: dict[str, list[float]] = {"create": [], "update": [], "delete": []}
-    names = [f"rest-{run}-{i}" for i in range(MUTATIONS)]
+    names = [f"rest-{run}-{i}" for i in range(count)]
     yaml_type = {"Content-Type": "application/yaml"}
     for name in names:
-        elapsed, _ = door.call("POST", "/api/v1/apply/", (200,), yaml.safe_dump(deployment(name)), **yaml_type)
+        elapsed, _ = door.call(
+            "POST", "/api/v1/apply/", (200,), yaml.safe_dump(deployment(name)), **yaml_type
+        )
         times["create"].append(elapsed)
     for name in names:
         text = yaml.safe_dump(deployment(name, "nginx:1.28"))
@@ -176,9 +178,17 @@ def rest_mutations(door: Door, run: str) -> dict[str, list[float]]:
     return times
 
 
-def kube_lists(door: Door) -> dict[str, list[float]]:
+def warm_up(kube: Door, rest: Door) -> None:
+    """One unmeasured call of each kind per door: first-request costs (imports, schemas) are not the SLO's."""
+    kube_mutations(kube, "warm", 1)
+    rest_mutations(rest, "warm", 1)
+    kube_lists(kube, 1)
+    rest_lists(rest, 1)
+
+
+def kube_lists(door: Door, count: int = LISTS) -> dict[str, list[float]]:
     whole, paged = [], []
-    for _ in range(LISTS):
+    for _ in range(count):
         elapsed, response = door.call("GET", KUBE, (200,))
         assert len(json.loads(response.data)["items"]) >= TEMPLATES
         whole.append(elapsed)
@@ -196,10 +206,10 @@ def kube_lists(door: Door) -> dict[str, list[float]]:
     return {"list whole": whole, "list in pages of 500": paged}
 
 
-def rest_lists(door: Door) -> dict[str, list[float]]:
+def rest_lists(door: Door, count: int = LISTS) -> dict[str, list[float]]:
     whole, paged = [], []
     where = f"/api/v1/workloads/?q=namespace%3D{NAMESPACE}"
-    for _ in range(LISTS):
+    for _ in range(count):
         elapsed, response = door.call("GET", f"{where}&limit={TEMPLATES + MUTATIONS}", (200,))
         assert len(json.loads(response.data)["results"]) >= TEMPLATES
         whole.append(elapsed)
@@ -230,6 +240,7 @@ def main() -> int:
     kube, rest = Door(base, f"Bearer {key}"), Door(base, f"Token {key}")
     run = uuid.uuid4().hex[:6]
     try:
+        warm_up(kube, rest)
         figures = {
             "kube": {**kube_mutations(kube, run), **kube_lists(kube)},
             "rest": {**rest_mutations(rest, run), **rest_lists(rest)},
@@ -245,9 +256,17 @@ def main() -> int:
         target = LIST_P99_S if verb.startswith("list") else MUTATING_P99_S
         k, r = p99(figures["kube"][verb]), p99(figures["rest"][verb])
         ok = ok and k <= target and r <= target
-        medians = f"{statistics.median(figures['kube'][verb]):.3f} / {statistics.median(figures['rest'][verb]):.3f}"
-        print(f"{verb:26}{k:>10.3f}{k / target:>8.2f}{r:>13.3f}{r / target:>8.2f}{'<= ' + str(target):>9}   {medians}")
-        rows.append(f"| {verb} | {k:.3f} s ({k / target:.2f}x) | {r:.3f} s ({r / target:.2f}x) | ≤ {target:g} s |")
+        median_k, median_r = (
+            statistics.median(figures["kube"][verb]),
+            statistics.median(figures["rest"][verb]),
+        )
+        print(
+            f"{verb:26}{k:>10.3f}{k / target:>8.2f}{r:>13.3f}{r / target:>8.2f}{'<= ' + str(target):>9}"
+            f"   {median_k:.3f} / {median_r:.3f}"
+        )
+        rows.append(
+            f"| {verb} | {k:.3f} s ({k / target:.2f}x) | {r:.3f} s ({r / target:.2f}x) | ≤ {target:g} s |"
+        )
     print("within targets" if ok else "OUTSIDE TARGETS")
     record(rows, database)
     return 0 if ok else 1
@@ -260,7 +279,8 @@ def record(rows: list[str], database: str) -> None:
         "",
         f"## bench_kubeapi: /k8s beside /api/v1, {TEMPLATES} templates in one namespace ({when})",
         "",
-        f"{machine}, {database}; {MUTATIONS} calls per mutating verb, {LISTS} lists per form, one client at a time.",
+        f"{machine}, {database}; {MUTATIONS} calls per mutating verb, {LISTS} lists per form, "
+        "one client at a time, after one unmeasured call of each kind per door.",
         "",
         "| call | /k8s p99 (ratio to target) | /api/v1 p99 (ratio) | target |",
         "|---|---|---|---|",
