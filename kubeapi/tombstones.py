@@ -35,7 +35,7 @@ def kind_key(group: str, kind: str) -> str:
 
 
 def _record(sender: type, instance: Any, **_: Any) -> None:
-    from kubeapi.models import Tombstone
+    from kubeapi.models import ManagedFields, Tombstone
 
     if sender is ResourceTemplate:
         group, kind, api_version = instance.api_group, instance.kind, instance.api_version
@@ -47,6 +47,10 @@ def _record(sender: type, instance: Any, **_: Any) -> None:
     metadata: dict[str, Any] = {"name": instance.name, "resourceVersion": str(version)}
     if namespace:
         metadata["namespace"] = namespace
+    # the object's managers go with it: one created later under the name starts with none
+    ManagedFields.objects.filter(
+        kind_key=kind_key(group, kind), namespace=namespace, name=instance.name
+    ).delete()
     Tombstone.objects.create(
         kind_key=kind_key(group, kind),
         namespace=namespace,
