@@ -16,6 +16,7 @@ from scheduling.models import (
     ResourceBinding,
     ResourceTemplate,
     Work,
+    WorkloadRebalancer,
 )
 
 # model -> (group, the kind's name or None to read it from the row's `kind`, apiVersion)
@@ -27,6 +28,7 @@ WATCHED: dict[type, tuple[str, str | None, str]] = {
     FederatedResourceQuota: ("policy.karmada.io", "FederatedResourceQuota", "policy.karmada.io/v1alpha1"),
     ResourceBinding: ("work.karmada.io", None, "work.karmada.io/v1alpha2"),
     Work: ("work.karmada.io", "Work", "work.karmada.io/v1alpha1"),
+    WorkloadRebalancer: ("apps.karmada.io", "WorkloadRebalancer", "apps.karmada.io/v1alpha1"),
 }
 
 

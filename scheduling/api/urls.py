@@ -20,6 +20,11 @@ urlpatterns = [
         name="scheduling-workload-suspension",
     ),
     path(
+        "workloads/<int:pk>/rollout/",
+        views.WorkloadRolloutView.as_view(),
+        name="scheduling-workload-rollout",
+    ),
+    path(
         "workloads/<int:pk>/members/",
         member_views.WorkloadMembersView.as_view(),
         name="scheduling-workload-members",

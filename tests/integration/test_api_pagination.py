@@ -1,4 +1,4 @@
-"""/api/v1/ lists are pages: a limit above 500 is served as 500, and ten times the rows cost no more queries."""
+"""/api/v1/ lists are pages: a limit above 500 is served as 500; ten times the rows cost no more queries."""
 
 import pytest
 from django.db import connection

@@ -18,6 +18,7 @@ ACTIONS_AND_FRAGMENTS = {
     "clusters:unjoin",
     "scheduling:workload-rebalance",
     "scheduling:workload-hold",
+    "scheduling:workload-rollout-step",
     "scheduling:policy-rebalance",
     "observability:silence-expire",
     "observability:receiver-delete",
