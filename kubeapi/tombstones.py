@@ -32,6 +32,11 @@ WATCHED: dict[type, tuple[str, str | None, str]] = {
 }
 
 
+# Each deletion prunes at most this many expired records: the table stays bounded by the delete rate
+# over the watch window, and no delete pays for a backlog.
+PRUNE_BATCH = 100
+
+
 def kind_key(group: str, kind: str) -> str:
     return f"{group}/{kind}"
 
@@ -60,6 +65,7 @@ def _record(sender: type, instance: Any, **_: Any) -> None:
         resource_version=version,
         document={"apiVersion": api_version, "kind": kind, "metadata": metadata},
     )
+    prune(PRUNE_BATCH)
 
 
 def connect() -> None:
@@ -67,8 +73,14 @@ def connect() -> None:
         post_delete.connect(_record, sender=model, dispatch_uid=f"kubeapi-tombstone-{model.__name__}")
 
 
-def prune() -> int:
-    """Forget deletions older than the watch window (a watch from before it gets 410 Gone anyway)."""
+def prune(limit: int | None = None) -> int:
+    """Forget deletions older than the watch window (a watch from before it gets 410 Gone anyway);
+    at most `limit` of them, so each delete that prunes does a bounded amount of work."""
     from kubeapi.models import Tombstone
 
-    return Tombstone.objects.filter(resource_version__lt=versions.oldest_watchable()).delete()[0]
+    old = Tombstone.objects.filter(resource_version__lt=versions.oldest_watchable())
+    if limit is not None:
+        old = Tombstone.objects.filter(
+            pk__in=list(old.order_by("resource_version").values_list("pk", flat=True)[:limit])
+        )
+    return old.delete()[0]
