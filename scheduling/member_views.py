@@ -29,13 +29,17 @@ from scheduling.members import logs as pod_logs
 from scheduling.members.across import across_document, workload_across
 from scheduling.models import ResourceBinding, ResourceTemplate, Work
 
+PAGE_EVENTS = 30  # the newest; the REST API answers up to across.MAX_EVENTS
+
 
 @role_required(VIEWER)
 def workload_across_clusters(request: HttpRequest, pk: int) -> HttpResponse:
     """The fragment the workload page loads (and polls): per cluster the copy and its pods, then events."""
     template = get_object_or_404(ResourceTemplate, pk=pk)
     document = across_document(workload_across(template))
-    return render(request, "scheduling/_across_clusters.html", {"template": template, **document})
+    events = document.pop("events")
+    context = {"template": template, **document, "events": events[:PAGE_EVENTS], "events_total": len(events)}
+    return render(request, "scheduling/_across_clusters.html", context)
 
 
 def _log_context(template: ResourceTemplate, params: Any) -> dict[str, Any]:
