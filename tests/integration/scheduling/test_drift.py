@@ -148,3 +148,30 @@ def test_an_object_someone_else_owns_is_a_held_diff_not_a_drift_event(members, o
     row = {r.cluster: r for r in copies_drift(shop)}["cluster-01"]
     assert row.held.startswith("conflictResolution is Abort")
     assert any(c["path"].endswith("containers[name=web].image") for c in row.changes)
+
+
+OVERRIDE = """
+apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: beijing-mirror, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: shop}]
+  overrideRules:
+  - targetCluster: {clusterNames: [cluster-01]}
+    overriders:
+      imageOverrider:
+      - {component: Registry, operator: replace, value: mirror.example.com}
+"""
+
+
+def test_an_override_is_checked_by_looking_at_each_clusters_effective_manifest(members, client, viewer):
+    services.apply_yaml(OVERRIDE + "---\n" + TWO_CONTAINERS)
+    converge(1)
+    shop = ResourceTemplate.objects.get(name="shop")
+    client.force_login(viewer)
+    html = client.get(f"/workloads/{shop.pk}/drift/").content.decode()
+    beijing = html.split('data-cluster="cluster-01"')[1].split('data-cluster="cluster-02"')[0]
+    assert "OverridePolicy beijing-mirror" in beijing and "image: mirror.example.com/nginx:1.27" in beijing
+    shanghai = html.split('data-cluster="cluster-02"')[1]
+    assert "beijing-mirror" not in shanghai and "image: nginx:1.27" in shanghai
+    assert html.count('data-drift="in-sync"') == 2  # each copy is as its own effective manifest says
