@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from clusters import signals
 from clusters.models import Cluster, ClusterEvent
 from core import audit
 from core.errors import Conflict, FieldError
@@ -83,7 +84,9 @@ def update_spec(
                         old={field: getattr(cluster, field) for field in values},
                         new=values,
                     )
+                old = {field: getattr(cluster, field) for field in values}
                 cluster.refresh_from_db()
+                signals.spec_changed.send(sender=Cluster, cluster=cluster.name, old=old, new=dict(values))
                 return cluster
         if expected_version is not None:
             raise StaleResourceVersion(Cluster.objects.get(pk=cluster_id), expected_version)

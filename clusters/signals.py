@@ -1,4 +1,4 @@
-"""What clusters tell the apps above them, without importing them: a cluster's Ready status changed."""
+"""What clusters tell the apps above them, without importing them: Ready status and spec changes."""
 
 from __future__ import annotations
 
@@ -6,3 +6,7 @@ from django.dispatch import Signal
 
 # Sent with `cluster` (the name) and `ready` (True, False or Unknown) after the change is saved.
 ready_changed = Signal()
+
+# Sent with `cluster` (the name), `old` and `new` ({field: value} of the fields written) after a spec
+# change (labels, taints, ...) commits through clusters.editing.update_spec.
+spec_changed = Signal()

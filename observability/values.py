@@ -11,6 +11,7 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from clusters.models import Cluster, ReadyState
+from metrics import recording
 from metrics.catalogue import BY_NAME, CLUSTER_GAUGES, COUNTER, HISTOGRAM, MetricDef
 from metrics.models import Tally
 from metrics.recording import labels_from_key
@@ -61,6 +62,7 @@ class Histogram:
 
 
 def _tallies(metric: MetricDef, since: datetime | None = None) -> list[dict]:
+    recording.flush()  # this process's own records show at once
     rows = Tally.objects.filter(name=metric.name)
     if since is not None:
         rows = rows.filter(window__gte=since)

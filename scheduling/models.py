@@ -34,6 +34,7 @@ __all__ = [
     "Event",
     "FederatedResourceQuota",
     "OverridePolicy",
+    "PlacementKey",
     "PropagationPolicy",
     "ResourceBinding",
     "ResourceTemplate",
@@ -52,6 +53,8 @@ class ResourceTemplate(models.Model):
     name = models.CharField(max_length=253)
     manifest = models.JSONField(help_text="The object as applied, without server-populated fields.")
     generation = models.PositiveBigIntegerField(default=1)
+    # status aggregated from the member copies (karmada/status.py), as Karmada writes it on the template
+    status = models.JSONField(default=dict, blank=True)
     # The detector's claim: which policy holds this template (Karmada's claim labels on the template).
     policy = models.ForeignKey(
         "PropagationPolicy", null=True, blank=True, on_delete=models.SET_NULL, related_name="templates"
@@ -203,6 +206,9 @@ class ResourceBinding(models.Model):
     aggregated_status = models.JSONField(default=list, blank=True)
     # the reschedule-policy extension: when this workload last shed replicas off a hot cluster
     last_load_move_at = models.DateTimeField(null=True, blank=True)
+    # the work queue keyed by object: set when an event may change this binding, cleared by the task
+    # that takes it; one task is queued per marking, so a binding marked twice is worked on once
+    dirty_since = models.DateTimeField(null=True, blank=True, db_index=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -243,6 +249,20 @@ class ResourceBinding(models.Model):
             if condition.get("type") == type_:
                 return condition
         return None
+
+
+class PlacementKey(models.Model):
+    """One cluster label, field or name a binding's placement selects on (karmada/selection.py): the
+    index that finds the bindings a cluster change can affect without reading every placement."""
+
+    binding = models.ForeignKey(ResourceBinding, on_delete=models.CASCADE, related_name="placement_keys")
+    key = models.CharField(max_length=400)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["key", "binding"], name="placement_key_identity")]
+
+    def __str__(self) -> str:
+        return f"{self.binding_id} selects on {self.key}"
 
 
 class Work(models.Model):
@@ -359,3 +379,35 @@ class FederatedResourceQuota(models.Model):
     @property
     def overall(self) -> dict[str, str]:
         return dict(self.spec.get("overall") or {})
+
+
+class DriftEvent(models.Model):
+    """A member copy found changed by someone else: what differed, which field managers set it, the
+    diff, and whether it was put back (by the repair, or an operator's re-apply) or the repair is held."""
+
+    REPAIRING = "repairing"
+    PUT_BACK = "put-back"
+    HELD = "held"
+    STATES = [(REPAIRING, "repairing"), (PUT_BACK, "put back"), (HELD, "held")]
+
+    binding = models.ForeignKey(ResourceBinding, on_delete=models.CASCADE, related_name="drift_events")
+    work = models.ForeignKey(Work, on_delete=models.SET_NULL, null=True, related_name="drift_events")
+    cluster_name = models.CharField(max_length=253, db_index=True)
+    object_kind = models.CharField(max_length=63)
+    object_namespace = models.CharField(max_length=253, blank=True)
+    object_name = models.CharField(max_length=253)
+    detected_at = models.DateTimeField(db_index=True)
+    changes = models.JSONField(default=list, help_text="[{path, desired, live, managers}]")
+    managers = models.JSONField(default=list, help_text="[{manager, operation, time}] of the changed fields")
+    diff = models.TextField(blank=True, help_text="unified diff of our manifest against the live copy")
+    state = models.CharField(max_length=16, choices=STATES, default=REPAIRING)
+    held_reason = models.TextField(blank=True)
+    put_back_at = models.DateTimeField(null=True, blank=True)
+    put_back_by = models.CharField(max_length=150, blank=True)
+
+    class Meta:
+        ordering = ["-detected_at", "-id"]
+        indexes = [models.Index(fields=["work", "put_back_at"])]
+
+    def __str__(self) -> str:
+        return f"drift of {self.object_kind} {self.object_name} in {self.cluster_name} ({self.state})"

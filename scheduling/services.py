@@ -12,8 +12,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from core import audit
-from core.errors import field_path
+from core.errors import FieldError, field_path
 from scheduling import tasks
+from scheduling.controllers import dispatch, drift_events
 from scheduling.controllers.apply import Applied, ApplyError, ApplyResult, apply_documents, parse_yaml
 from scheduling.karmada.suspension import binding_suspension, normal_holds
 from scheduling.models import PropagationPolicy, ResourceBinding, ResourceTemplate
@@ -181,3 +182,35 @@ def set_hold(
             if what == DISPATCHING:
                 tasks.after_commit(tasks.sync_binding, binding.pk)
     return HoldResult(changed, binding.suspension, policy_suspension)
+
+
+@dataclass(frozen=True)
+class ReapplyResult:
+    """What an operator's re-apply of one member copy came to."""
+
+    ok: bool
+    action: str
+    message: str = ""
+
+
+def reapply_copy(binding: ResourceBinding, cluster: str, user: Any = None) -> ReapplyResult:
+    """Write our manifest to one member copy now, where its repair is held (dispatching suspended,
+    conflictResolution Abort, or the cluster was unreachable); audited, its open drift put back."""
+    work = binding.works.filter(cluster_name=cluster, deleting=False).first()
+    if work is None:
+        raise FieldError("cluster", f"the workload has no copy in a cluster named {cluster!r}")
+    outcome = dispatch.apply_now(work.pk)
+    ok = outcome.action not in ("failed", "refused")
+    who = getattr(user, "username", "") or "karmada-ui"
+    if ok:
+        drift_events.mark_put_back([work.pk], by=who)
+    audit.record(
+        user,
+        "reapply",
+        binding.template.kind,
+        binding.template.name,
+        namespace=binding.namespace,
+        summary=f"the copy in {cluster} re-applied by an operator: {outcome.action}",
+        new={"cluster": cluster, "action": outcome.action, "message": outcome.message},
+    )
+    return ReapplyResult(ok, outcome.action, outcome.message)

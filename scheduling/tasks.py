@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import transaction
 
-from scheduling.controllers import detector, dispatch, propagation, scheduler
+from scheduling.controllers import detector, dispatch, marking, propagation, scheduler
 from scheduling.controllers import reconcile as reconciling
 
 # Works are applied in chunks: one task, many member calls in parallel.
@@ -31,6 +31,23 @@ def detect_all() -> None:
         after_commit(schedule_binding, binding_id)
 
 
+def mark_bindings(binding_ids) -> list[int]:
+    """Mark bindings dirty and queue one pass for each that was not queued already (the dedupe)."""
+    fresh = marking.mark(binding_ids)
+    for binding_id in fresh:
+        after_commit(schedule_dirty, binding_id)
+    return fresh
+
+
+@shared_task(name="scheduling.tasks.schedule_dirty", **ONCE)
+def schedule_dirty(binding_id: int) -> None:
+    """One pass over a dirty binding: schedule if a trigger holds, then propagate and aggregate.
+    A mark already taken by another pass means that pass saw this event: nothing left to do."""
+    if marking.take(binding_id):
+        scheduler.schedule_binding(binding_id)
+        after_commit(sync_binding, binding_id)
+
+
 @shared_task(name="scheduling.tasks.schedule_binding", **ONCE)
 def schedule_binding(binding_id: int, force: str = "") -> None:
     scheduler.schedule_binding(binding_id, force=force)
@@ -44,7 +61,10 @@ def enqueue_works(work_ids: list[int]) -> None:
 
 @shared_task(name="scheduling.tasks.sync_binding", **ONCE)
 def sync_binding(binding_id: int) -> None:
-    enqueue_works(propagation.sync_binding(binding_id))
+    pending = propagation.sync_binding(binding_id)
+    enqueue_works(pending)
+    if not pending:
+        propagation.aggregate_binding(binding_id)  # e.g. a cluster left the targets
 
 
 @shared_task(name="scheduling.tasks.apply_works", **ONCE)
@@ -66,6 +86,9 @@ def schedule_bindings(binding_ids: list[int]) -> None:
 def reconcile() -> None:
     """The periodic level-triggered pass: re-drive whatever a lost task or a dead worker missed."""
     plan = reconciling.reconcile()
+    mark_bindings(plan.dirty)
+    for binding_id in plan.redrive:
+        after_commit(schedule_dirty, binding_id)
     if plan.schedule:
         after_commit(schedule_bindings, plan.schedule)
     enqueue_works(plan.apply)

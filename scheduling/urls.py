@@ -2,7 +2,7 @@
 
 from django.urls import include, path
 
-from scheduling import views
+from scheduling import member_views, views
 
 app_name = "scheduling"
 urlpatterns = [
@@ -10,6 +10,12 @@ urlpatterns = [
     path("workloads/<int:pk>/", views.workload, name="workload"),
     path("workloads/<int:pk>/rebalance/", views.workload_rebalance, name="workload-rebalance"),
     path("workloads/<int:pk>/hold/", views.workload_hold, name="workload-hold"),
+    path("workloads/<int:pk>/across/", member_views.workload_across_clusters, name="workload-across"),
+    path("workloads/<int:pk>/logs/", member_views.pod_logs_page, name="pod-logs"),
+    path("workloads/<int:pk>/logs/follow/", member_views.pod_logs_follow, name="pod-logs-follow"),
+    path("workloads/<int:pk>/drift/", member_views.workload_drift, name="workload-drift"),
+    path("workloads/<int:pk>/reapply/", member_views.workload_reapply, name="workload-reapply"),
+    path("workloads/drift-counts/", member_views.drift_counts, name="drift-counts"),
     path("quotas/", views.quota_panel, name="quotas"),
     path("policies/", views.policies, name="policies"),
     path("policies/<int:pk>/", views.policy, name="policy"),

@@ -10,10 +10,11 @@ from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 from core.roles import ADMIN, OPERATOR, VIEWER, grant
+from membersim import Simulator
 from tests.support import clusters
 from tests.support.clock import SteppedClock
 from tests.support.eager import eager_tasks
-from tests.support.members import THREE_CITIES, started_members
+from tests.support.members import THREE_CITIES, register_all
 
 PASSWORD = "correct-horse-battery-staple"
 # Rates no test reaches, so that the suite's many API calls from one address and user never see a 429;
@@ -122,7 +123,14 @@ def member_specs():
 
 
 @pytest.fixture
-def members(transactional_db, member_specs):
+def member_sim(member_specs):
+    """The simulator running `member_specs`, for faults: `member_sim.control(name, "down")`."""
+    with Simulator(list(member_specs)) as simulator:
+        yield simulator
+
+
+@pytest.fixture
+def members(transactional_db, member_sim, member_specs):
     """`member_specs` simulated and registered as Ready clusters, by name; tasks run inline and raise."""
-    with started_members(member_specs) as registered:
-        yield registered
+    with eager_tasks():
+        yield register_all(member_sim, member_specs)

@@ -14,6 +14,8 @@ from clusters.k8s.errors import (
     ServerError,
     Unauthorized,
 )
+from clusters.k8s.logs import follow_pod_log, read_pod_log
+from clusters.k8s.pods import list_events, list_pod_states
 from clusters.k8s.reads import (
     get_version,
     list_api_enablements,
@@ -26,10 +28,12 @@ from clusters.k8s.reads import (
 from clusters.k8s.types import (
     APIDiscovery,
     APIEnablement,
+    ClusterEvent,
     HealthProbe,
     NodeInfo,
     NodeMetric,
     PodInfo,
+    PodState,
     Resources,
     VersionInfo,
 )
@@ -39,6 +43,7 @@ __all__ = [
     "APIEnablement",
     "AlreadyExists",
     "ClusterConnection",
+    "ClusterEvent",
     "ClusterUnreachable",
     "Conflict",
     "Forbidden",
@@ -50,6 +55,7 @@ __all__ = [
     "NodeMetric",
     "NotFound",
     "PodInfo",
+    "PodState",
     "Resources",
     "ServerError",
     "Unauthorized",
@@ -57,12 +63,16 @@ __all__ = [
     "api_client",
     "contexts",
     "current_context",
+    "follow_pod_log",
     "from_kubeconfig",
     "get_version",
     "list_api_enablements",
+    "list_events",
     "list_node_metrics",
     "list_nodes",
+    "list_pod_states",
     "list_pods",
     "list_service_cidrs",
     "probe_health",
+    "read_pod_log",
 ]

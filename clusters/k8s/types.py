@@ -86,3 +86,38 @@ class APIDiscovery:
     enablements: tuple[APIEnablement, ...]
     complete: bool
     failed_groups: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PodState:
+    """A pod as the workload page shows it: phase, readiness, restarts, node, and why it is not ready."""
+
+    namespace: str
+    name: str
+    phase: str
+    ready_containers: int
+    containers: tuple[str, ...]
+    restarts: int
+    node_name: str
+    created: str  # RFC 3339, as the member wrote it
+    reason: str = ""  # empty when the pod is ready
+    owners: tuple[tuple[str, str], ...] = ()  # (kind, name) of its ownerReferences
+
+    @property
+    def ready(self) -> bool:
+        return bool(self.containers) and self.ready_containers == len(self.containers)
+
+
+@dataclass(frozen=True)
+class ClusterEvent:
+    """One core/v1 Event of a member cluster, about one of its objects."""
+
+    type: str
+    reason: str
+    message: str
+    object_kind: str
+    object_name: str
+    namespace: str
+    count: int
+    last_seen: str  # RFC 3339: lastTimestamp, else eventTime, else creationTimestamp
+    source: str = ""

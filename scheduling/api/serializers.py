@@ -167,6 +167,12 @@ class WorkloadSerializer(CamelCaseSerializer):
     namespace = serializers.CharField(source="template.namespace", allow_blank=True)
     name = serializers.CharField(source="template.name")
     uid = serializers.CharField(source="template.uid")
+    generation = serializers.IntegerField(source="template.generation")
+    status = serializers.JSONField(
+        source="template.status",
+        help_text="the template's status aggregated from its member copies (replicas, conditions, "
+        "observedGeneration), as Karmada writes it",
+    )
     policy = RefSerializer(allow_null=True)
     binding = BindingRefSerializer(allow_null=True)
     replicas = serializers.SerializerMethodField()

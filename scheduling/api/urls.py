@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from scheduling.api import views
+from scheduling.api import member_views, views
 
 urlpatterns = [
     path("apply/", views.ApplyView.as_view(), name="scheduling-apply"),
@@ -18,6 +18,14 @@ urlpatterns = [
         "workloads/<int:pk>/suspension/",
         views.WorkloadSuspensionView.as_view(),
         name="scheduling-workload-suspension",
+    ),
+    path(
+        "workloads/<int:pk>/members/",
+        member_views.WorkloadMembersView.as_view(),
+        name="scheduling-workload-members",
+    ),
+    path(
+        "workloads/<int:pk>/logs/", member_views.WorkloadLogsView.as_view(), name="scheduling-workload-logs"
     ),
     path("quotas/", views.QuotaListView.as_view(), name="scheduling-quotas"),
     path("quotas/<str:namespace>/<str:name>/", views.QuotaDetailView.as_view(), name="scheduling-quota"),

@@ -34,6 +34,7 @@ from scheduling.models import (
     PropagationPolicy,
     ResourceTemplate,
 )
+from scheduling.planner import InputError, rollout_spec_from_annotations
 
 POLICY_API = "policy.karmada.io/v1alpha1"
 # Kubernetes stores objects of at most 1.5 MiB; this leaves room for many in one apply.
@@ -218,6 +219,7 @@ def _apply_policy(document: dict[str, Any], kind: str, result: ApplyResult) -> A
         model: type[PropagationPolicy] | type[OverridePolicy] = PropagationPolicy
         id_label = names.CPP_PERMANENT_ID if kind == CLUSTER_PROPAGATION_POLICY else names.PP_PERMANENT_ID
         spec = validate_propagation_spec(kind, namespace, document.get("spec"))
+        validate_rollout_annotations(annotations)
     else:
         model = OverridePolicy
         id_label = names.COP_PERMANENT_ID if kind == CLUSTER_OVERRIDE_POLICY else names.OP_PERMANENT_ID
@@ -248,6 +250,14 @@ def _apply_policy(document: dict[str, Any], kind: str, result: ApplyResult) -> A
     policy.save()
     result.policies_changed = True
     return Applied(kind, name, namespace, "configured", old=old, new=_policy_state(policy))
+
+
+def validate_rollout_annotations(annotations: dict[str, Any]) -> None:
+    """The staged-rollout annotations parse, or SpecInvalid names the one that does not and why."""
+    try:
+        rollout_spec_from_annotations(annotations)
+    except InputError as exc:
+        raise SpecInvalid([(exc.path, exc.message)]) from None
 
 
 def _policy_state(policy: Any) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from typing import Any
 from django.db import transaction
 
 from scheduling import events
+from scheduling.controllers.marking import index_placement
 from scheduling.controllers.planner_inputs import binding_quotas
 from scheduling.karmada import names
 from scheduling.karmada.documents import Document, Policy, Workload, match_policy
@@ -336,6 +337,7 @@ def upsert_binding(
             **spec,
         )
         binding.save()
+        index_placement(binding)
         return binding
     changed = [key for key, value in spec.items() if getattr(binding, key) != value]
     same_policy = binding.policy_id == (policy.pk if policy else None)
@@ -348,4 +350,6 @@ def upsert_binding(
     binding.policy = policy
     binding.template_generation = template.generation
     binding.save()
+    if "placement" in changed:
+        index_placement(binding)
     return binding

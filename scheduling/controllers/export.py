@@ -94,13 +94,16 @@ def quota_document(quota: FederatedResourceQuota, used: dict[str, Any] | None = 
 
 
 def template_document(template: ResourceTemplate) -> dict[str, Any]:
-    """The template as stored, with the detector's claim labels and annotations when claimed."""
+    """The template as stored, with the detector's claim labels and annotations when claimed, and the
+    status aggregated from its member copies once they have reported (applying it back drops it)."""
     manifest = copy.deepcopy(template.manifest)
     claim_labels, claim_annotations = template.claim_metadata()
     metadata = manifest.setdefault("metadata", {})
     if claim_labels:
         metadata["labels"] = {**(metadata.get("labels") or {}), **claim_labels}
         metadata["annotations"] = {**(metadata.get("annotations") or {}), **claim_annotations}
+    if template.status:
+        manifest["status"] = copy.deepcopy(template.status)
     return manifest
 
 

@@ -12,11 +12,14 @@ from django.utils import timezone
 
 from clusters.k8s import objects
 from clusters.models import Cluster
+from scheduling.controllers import drift_events
 from scheduling.controllers.planner_inputs import cluster_identity
 from scheduling.karmada import names
 from scheduling.karmada.interpreter import dependencies, interpret_health, reflect_status, workload_of
 from scheduling.karmada.manifests import member_manifest, needs_replica_revision, retain_member_fields
 from scheduling.karmada.overrides import OverrideError, OverrideSource
+from scheduling.karmada.status import MemberStatus
+from scheduling.karmada.status import aggregate_status as aggregate_template_status
 from scheduling.models import (
     HEALTHY,
     UNHEALTHY,
@@ -219,13 +222,16 @@ def distribute_dependencies(binding: ResourceBinding) -> None:
 # ------------------------------------------------------------------------ status back, drift repair
 
 
-def aggregate_status(binding: ResourceBinding) -> None:
-    """status.aggregatedStatus: per target cluster, applied or not, the reflected status and health."""
+def aggregate_status(binding: ResourceBinding, now: datetime | None = None) -> None:
+    """status.aggregatedStatus: per target cluster, applied or not, the reflected status and health; and
+    from the same Works the template's own status (replicas, conditions, observedGeneration)."""
     entries = []
+    members = []
     works = {w.cluster_name: w for w in binding.works.all()}
     for target in binding.clusters:
         work = works.get(target["name"])
         if work is None or work.deleting:
+            members.append(MemberStatus(target["name"], None))
             continue
         entry: dict[str, Any] = {
             "clusterName": work.cluster_name,
@@ -237,9 +243,42 @@ def aggregate_status(binding: ResourceBinding) -> None:
         if not work.in_sync and work.applied_message:
             entry["appliedMessage"] = work.applied_message
         entries.append(entry)
+        members.append(MemberStatus(work.cluster_name, work.status if work.status_at else None))
     if entries != binding.aggregated_status:
         ResourceBinding.objects.filter(pk=binding.pk).update(aggregated_status=entries)
         binding.aggregated_status = entries
+    _aggregate_template_status(binding.template, members, now or timezone.now())
+
+
+def _aggregate_template_status(
+    template: ResourceTemplate, members: list[MemberStatus], now: datetime
+) -> None:
+    status = aggregate_template_status(
+        template.manifest,
+        template.generation,
+        template.status or {},
+        members,
+        now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+    )
+    if status != template.status:
+        # A status write is a change of the object as Kubernetes clients watch it (not of its spec), so it
+        # moves updated_at, the resourceVersion, to the moment of the write.
+        ResourceTemplate.objects.filter(pk=template.pk).update(status=status, updated_at=timezone.now())
+        template.status = status
+
+
+def aggregate_bindings(binding_ids: set[int], now: datetime | None = None) -> None:
+    """Aggregate the bindings whose Works' status just changed (after a dispatch or a member read)."""
+    bindings = ResourceBinding.objects.filter(pk__in=binding_ids).select_related("template")
+    for binding in bindings.prefetch_related("works"):
+        aggregate_status(binding, now)
+
+
+def aggregate_binding(binding_id: int) -> None:
+    """aggregate_status for one binding by id (gone already: nothing to do)."""
+    binding = ResourceBinding.objects.filter(pk=binding_id).first()
+    if binding is not None:
+        aggregate_status(binding)
 
 
 def all_healthy(binding: ResourceBinding) -> bool:
@@ -263,6 +302,7 @@ def sync_cluster_objects(cluster: Cluster, now: datetime | None = None) -> list[
             meta = item.get("metadata") or {}
             live[(api_version, kind, str(meta.get("namespace") or ""), str(meta.get("name")))] = item
     repair = []
+    changed: set[int] = set()
     for work in works:
         meta = work.manifest.get("metadata") or {}
         key = (
@@ -273,6 +313,7 @@ def sync_cluster_objects(cluster: Cluster, now: datetime | None = None) -> list[
         )
         current = live.get(key)
         if current is None or not objects.is_subset(retain_member_fields(current, work.manifest), current):
+            drift_events.record_drift(work, current, now)
             if work.in_sync:
                 Work.objects.filter(pk=work.pk).update(applied=False, applied_hash="")
             if work.applied_reason != "ConflictResolution":
@@ -284,4 +325,6 @@ def sync_cluster_objects(cluster: Cluster, now: datetime | None = None) -> list[
             Work.objects.filter(pk=work.pk).update(
                 status=status, health=health, status_at=now, unhealthy_since=since
             )
+            changed.add(work.binding_id)
+    aggregate_bindings(changed, now)
     return repair

@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.utils import timezone
 
 from clusters.k8s import KubeError
 from clusters.models import Cluster
-from scheduling.controllers import detector, failover, propagation, rescheduling
+from scheduling.controllers import detector, failover, marking, propagation, rescheduling
 from scheduling.controllers.planner_inputs import load_snapshots
 from scheduling.controllers.scheduler import queue_order
-from scheduling.karmada.triggers import binding_trigger
+from scheduling.karmada.triggers import EVERY_RECONCILE, binding_trigger
 from scheduling.models import ResourceBinding, ResourceTemplate
 
 log = logging.getLogger(__name__)
+
+# A dirty mark older than this has lost its task (a dead worker, a lost message): queue it again.
+LOST_MARK = timedelta(seconds=60)
 
 
 @dataclass
@@ -25,6 +28,8 @@ class ReconcilePlan:
 
     schedule: list[int] = field(default_factory=list)
     apply: list[int] = field(default_factory=list)
+    dirty: list[int] = field(default_factory=list)  # bindings the pass changed: mark and queue them
+    redrive: list[int] = field(default_factory=list)  # marked long ago, their task lost: queue again
     unreachable: list[str] = field(default_factory=list)
 
 
@@ -45,16 +50,20 @@ def reconcile(now: datetime | None = None) -> ReconcilePlan:
     """One level-triggered pass; scheduling and member writes are left to the queues (see the plan)."""
     now = now or timezone.now()
     plan = ReconcilePlan()
+    plan.redrive = marking.stale(now - LOST_MARK)
     detect_all()
-    failover.apply_taint_policies(now)
-    failover.run_taint_manager(now)
-    failover.run_application_failover(now)
-    failover.release_evictions(now)
-    rescheduling.rebalance_by_load(now)
+    failover.apply_taint_policies(now)  # taint changes mark their bindings (cluster_events)
+    plan.dirty += failover.run_taint_manager(now)
+    plan.dirty += failover.run_application_failover(now)
+    plan.dirty += failover.release_evictions(now)
+    plan.dirty += rescheduling.rebalance_by_load(now)
     deleting = {s.name for s in load_snapshots() if s.deleting}
     for binding in ResourceBinding.objects.select_related("template").order_by("pk"):
-        if binding.template.deleting_since is None and binding_trigger(binding, deleting):
-            plan.schedule.append(binding.pk)
+        # "Every reconcile" (Duplicated, non-workloads) fires on the events that mark the binding, not here.
+        if binding.template.deleting_since is None:
+            trigger = binding_trigger(binding, deleting)
+            if trigger is not None and trigger != EVERY_RECONCILE:
+                plan.schedule.append(binding.pk)
         plan.apply += propagation.sync_binding(binding.pk)
     for template in ResourceTemplate.objects.filter(deleting_since__isnull=False, binding__isnull=True):
         template.delete()
@@ -64,8 +73,8 @@ def reconcile(now: datetime | None = None) -> ReconcilePlan:
         except KubeError as exc:
             plan.unreachable.append(cluster.name)
             log.info("reconcile: %s skipped: %s", cluster.name, exc)
-    for binding in ResourceBinding.objects.prefetch_related("works"):
-        propagation.aggregate_status(binding)
+    for binding in ResourceBinding.objects.select_related("template").prefetch_related("works"):
+        propagation.aggregate_status(binding, now)
     plan.schedule = queue_order(plan.schedule)
     plan.apply = sorted(set(plan.apply))
     return plan

@@ -6,7 +6,12 @@ from typing import Any
 
 from scheduling.editor import policy
 from scheduling.karmada.webhooks import SpecInvalid, validate_metadata, validate_propagation_spec
-from scheduling.planner import DIVISION_ANNOTATION, InputError, division_method_from_annotations
+from scheduling.planner import (
+    DIVISION_ANNOTATION,
+    InputError,
+    division_method_from_annotations,
+    rollout_spec_from_annotations,
+)
 
 Problem = tuple[str, str]
 
@@ -32,6 +37,10 @@ def validate_policy(doc: dict[str, Any]) -> list[Problem]:
             division_method_from_annotations(annotations)
         except InputError as exc:
             problems.append((f"metadata.annotations[{DIVISION_ANNOTATION}]", exc.message))
+        try:
+            rollout_spec_from_annotations(annotations)
+        except InputError as exc:
+            problems.append((exc.path, exc.message))
     try:
         validate_propagation_spec(kind, str(meta.get("namespace") or ""), doc.get("spec"))
     except SpecInvalid as exc:

@@ -22,11 +22,13 @@ from scheduling.planner import (
     QuotaSnapshot,
     ReplicaRequirements,
     ResourceSummary,
+    RolloutSpec,
     TargetCluster,
     WorkloadPeer,
     affinity_groups,
     division_method_from_annotations,
     parse_resources,
+    rollout_spec_from_annotations,
     validate_placement,
 )
 from scheduling.planner.parsing import (
@@ -139,6 +141,7 @@ class Policy:
     placement: Placement
     document: Document
     schedule_priority: dict[str, Any] | None = None
+    rollout: RolloutSpec | None = None
 
     @property
     def key(self) -> str:
@@ -475,6 +478,7 @@ def parse_policy(document: Document) -> Policy:
         placement=placement,
         document=document,
         schedule_priority=schedule_priority,
+        rollout=rollout_spec_from_annotations(annotations),
     )
 
 

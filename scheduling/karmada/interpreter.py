@@ -6,7 +6,7 @@ from typing import Any
 
 from kubesyntax.resources import format_resource
 from scheduling.karmada.documents import REPLICA_KINDS, Document, Workload, parse_workload
-from scheduling.karmada.names import HEALTHY, UNHEALTHY, UNKNOWN
+from scheduling.karmada.names import HEALTHY, TEMPLATE_GENERATION, UNHEALTHY, UNKNOWN
 from scheduling.karmada.shapes import TemplateLike
 from scheduling.planner import NodeClaim, ReplicaRequirements, parse_resources
 
@@ -130,21 +130,74 @@ def dependencies(manifest: dict[str, Any]) -> list[tuple[str, str, str]]:
     return sorted(found)
 
 
+# The counts each workload kind reports, summed across members by the template's status (karmada/status.py).
+REPLICA_COUNTS: dict[str, tuple[str, ...]] = {
+    "Deployment": (
+        "replicas",
+        "readyReplicas",
+        "availableReplicas",
+        "updatedReplicas",
+        "unavailableReplicas",
+    ),
+    "StatefulSet": ("replicas", "readyReplicas", "availableReplicas", "updatedReplicas", "currentReplicas"),
+    "ReplicaSet": ("replicas", "readyReplicas", "availableReplicas", "fullyLabeledReplicas"),
+    "DaemonSet": (
+        "currentNumberScheduled",
+        "desiredNumberScheduled",
+        "numberAvailable",
+        "numberMisscheduled",
+        "numberReady",
+        "updatedNumberScheduled",
+        "numberUnavailable",
+    ),
+}
+
+
 def reflect_status(live: dict[str, Any]) -> dict[str, Any]:
-    """The status fields Karmada aggregates for a member object (replica counts for workloads)."""
+    """The status fields Karmada collects from a member object, for the binding and the template.
+
+    Workloads carry their counts, conditions and, as Karmada's FederatedGeneration, the member's own
+    generation and the template generation its copy was made from, so the template's observedGeneration
+    advances only once every member has caught up with the latest template.
+    """
     status = live.get("status") or {}
     kind = live.get("kind")
-    if kind in ("Deployment", "StatefulSet", "ReplicaSet"):
-        counts = ("replicas", "readyReplicas", "availableReplicas", "updatedReplicas", "observedGeneration")
-        return {key: status.get(key, 0) for key in counts}
-    if kind == "DaemonSet":
-        daemons = ("currentNumberScheduled", "desiredNumberScheduled", "numberReady", "numberAvailable")
-        return {key: status.get(key, 0) for key in daemons}
+    if kind in REPLICA_COUNTS:
+        reflected: dict[str, Any] = {key: status.get(key, 0) for key in REPLICA_COUNTS[kind]}
+        meta = live.get("metadata") or {}
+        reflected["observedGeneration"] = status.get("observedGeneration", 0)
+        reflected["generation"] = meta.get("generation", 0)
+        reflected["resourceTemplateGeneration"] = _template_generation(meta)
+        if status.get("conditions"):
+            reflected["conditions"] = status["conditions"]
+        return reflected
     if kind == "Job":
-        return {key: status.get(key, 0) for key in ("active", "succeeded", "failed")}
+        reflected = {key: status.get(key, 0) for key in ("active", "succeeded", "failed")}
+        for key in ("conditions", "startTime", "completionTime"):
+            if status.get(key):
+                reflected[key] = status[key]
+        return reflected
+    if kind == "CronJob":
+        return {
+            key: status[key]
+            for key in ("active", "lastScheduleTime", "lastSuccessfulTime")
+            if status.get(key)
+        }
+    if kind in ("Service", "Ingress"):
+        ingress = (status.get("loadBalancer") or {}).get("ingress")
+        return {"loadBalancer": {"ingress": ingress}} if ingress else {}
     if kind == "Pod":
         return {"phase": status.get("phase", "")}
     return {}
+
+
+def _template_generation(meta: dict[str, Any]) -> int:
+    """The resourcetemplate.karmada.io/generation annotation of a member copy; 0 when absent or malformed."""
+    value = (meta.get("annotations") or {}).get(TEMPLATE_GENERATION, "")
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0
 
 
 def interpret_health(live: dict[str, Any]) -> str:

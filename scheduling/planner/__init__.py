@@ -48,6 +48,10 @@ Entry points
     ``split_cost(clusters, requirements, proposed, current)`` — the hourly cost of a split from the
     clusters' ``cost.karmada-ui.io/cpu-hour`` and ``memory-gib-hour`` labels.
 
+    ``rollout_spec_from_annotations(policy_annotations)``, ``plan_waves(spec, clusters, targets)`` and
+    ``plan_rollout(spec, waves, revision, statuses, released, phase, now)`` — staged rollouts (the
+    ``rollout.karmada-ui.io/*`` annotations): the wave plan, and where a rollout stands per cluster.
+
     ``validate_placement(placement_dict) -> [(field_path, message)]`` — webhook validation.
 
     ``describe(plan.explanation) -> [str]`` — English sentences for an explanation; every string
@@ -97,6 +101,15 @@ from .placement import (
 from .placement_validation import validate_placement
 from .quota import QUOTA_EXCEEDED, QuotaExceededError, QuotaSnapshot, add_usage, binding_usage, check_quota
 from .resource_models import ResourceModel
+from .waves import (
+    MemberStatus,
+    RolloutPlan,
+    RolloutSpec,
+    Wave,
+    plan_rollout,
+    plan_waves,
+    rollout_spec_from_annotations,
+)
 from .workload_affinity import WorkloadAffinity, WorkloadPeer, affinity_groups
 
 __all__ = [
@@ -113,6 +126,7 @@ __all__ = [
     "ClusterSnapshot",
     "EvictionTask",
     "InputError",
+    "MemberStatus",
     "Node",
     "NodeClaim",
     "Placement",
@@ -123,9 +137,12 @@ __all__ = [
     "ReplicaRequirements",
     "ResourceModel",
     "ResourceSummary",
+    "RolloutPlan",
+    "RolloutSpec",
     "Taint",
     "TargetCluster",
     "Toleration",
+    "Wave",
     "WorkloadAffinity",
     "WorkloadPeer",
     "add_usage",
@@ -137,6 +154,9 @@ __all__ = [
     "division_method_from_annotations",
     "parse_resources",
     "plan",
+    "plan_rollout",
+    "plan_waves",
+    "rollout_spec_from_annotations",
     "split_cost",
     "validate_placement",
 ]

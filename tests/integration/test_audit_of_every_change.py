@@ -20,7 +20,7 @@ from observability import services as observability
 from observability.models import Receiver
 from scheduling import services as scheduling
 from scheduling.editor.applying import save_draft
-from scheduling.models import PropagationPolicy, ResourceBinding, ResourceTemplate
+from scheduling.models import PropagationPolicy, ResourceBinding, ResourceTemplate, Work
 from tests.integration.test_bad_input import run_command
 
 pytestmark = pytest.mark.django_db
@@ -326,6 +326,21 @@ def test_every_service_verb_leaves_one_audit_entry_with_its_diff(sim, operator, 
     assert AuditEntry.objects.get(action="pause-scheduling").changes == {
         "suspension": {"before": None, "after": {"scheduling": True}}
     }
+    Work.objects.create(
+        binding=binding,
+        cluster_name="beijing",
+        namespace="karmada-es-beijing",
+        name="default-shop-deployment",
+        manifest=template.manifest,
+        desired_hash="by-hand",
+    )
+    walk.step(
+        "re-apply a member copy whose repair is held",
+        lambda: scheduling.reapply_copy(binding, "beijing", user=operator),
+        "reapply",
+        "Deployment",
+        "shop",
+    )
     walk.step(
         "delete a template",
         lambda: scheduling.delete_template(template, user=operator),
@@ -342,7 +357,7 @@ def test_every_service_verb_leaves_one_audit_entry_with_its_diff(sim, operator, 
     text = json.dumps(list(AuditEntry.objects.values()), default=str)
     assert sim.token("beijing") not in text and sim.token("shanghai") not in text
     assert HOOK_SECRET not in text
-    assert len(walk.seen) == 29
+    assert len(walk.seen) == 30
 
 
 # Each verb of the services the walk above calls; a new verb without a step there fails the next test.
@@ -376,6 +391,7 @@ WALKED = {
         "rebalance",
         "rebalance_policy",
         "set_hold",
+        "reapply_copy",
     },
 }
 

@@ -50,7 +50,12 @@ def started_members(specs: Iterable[ClusterSpec], *, propagate: bool = True) -> 
     """
     specs = list(specs)
     with Simulator(specs) as sim, eager_tasks(propagate):
-        yield {spec.name: register(sim, spec) for spec in specs}
+        yield register_all(sim, specs)
+
+
+def register_all(sim: Simulator, specs: Iterable[ClusterSpec]) -> dict[str, Cluster]:
+    """`register` for each of the simulator's specs, by name."""
+    return {spec.name: register(sim, spec) for spec in specs}
 
 
 def register(sim: Simulator, spec: ClusterSpec, labels: dict[str, str] | None = None) -> Cluster:

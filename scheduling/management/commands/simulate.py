@@ -20,7 +20,7 @@ from scheduling.karmada.documents import (
     read_inputs,
 )
 from scheduling.karmada.priority import PriorityUnresolved, resolve_priority
-from scheduling.planner import Plan, describe, plan, split_cost
+from scheduling.planner import Plan, describe, plan, plan_waves, split_cost
 
 EXIT_SCHEDULED = 0
 EXIT_INVALID = 2
@@ -130,8 +130,19 @@ def build_report(inputs: Inputs, policy: Any, result: Plan, priority: int | None
         "schedulePriority": priority,
         "quota": result.explanation.get("quota"),
         "cost": split_cost(inputs.clusters, workload.requirements, proposed_split(result), current),
+        "rollout": wave_plan(inputs, policy, result),
         "explain": result.explanation,
     }
+
+
+def wave_plan(inputs: Inputs, policy: Any, result: Plan) -> dict[str, Any] | None:
+    """The staged rollout's waves over the clusters this split places the workload on (None: not staged)."""
+    if policy.rollout is None:
+        return None
+    is_workload = result.explanation["workload"]["is_workload"]
+    targets = [t.name for t in result.clusters if t.replicas > 0 or not is_workload]
+    waves = plan_waves(policy.rollout, inputs.clusters, targets)
+    return {**policy.rollout.as_dict(), "plan": [wave.as_dict() for wave in waves]}
 
 
 def render(report: dict[str, Any], output: str) -> str:
@@ -179,6 +190,7 @@ def render_table(report: dict[str, Any]) -> str:
             3, f"Priority  {report['schedulePriority']} (schedulePriority; the queue takes higher first)"
         )
     lines.extend(_cost_lines(report.get("cost")))
+    lines.extend(_wave_lines(report.get("rollout")))
     return "\n".join(line.rstrip() for line in lines)
 
 
@@ -200,4 +212,19 @@ def _cost_lines(cost: dict[str, Any] | None) -> list[str]:
         )
     if cost["unpriced"]:
         lines.append(f"  not priced: {', '.join(cost['unpriced'])}")
+    return lines
+
+
+def _wave_lines(rollout: dict[str, Any] | None) -> list[str]:
+    """The staged rollout's wave plan: which clusters each wave updates, in order."""
+    if not rollout:
+        return []
+    lines = [
+        "",
+        f"Staged rollout: each wave after the previous one is ready for {rollout['soakSeconds']:g}s "
+        f"(halts after {rollout['progressDeadlineSeconds']:g}s not ready):",
+    ]
+    for wave in rollout["plan"]:
+        members = ", ".join(wave["clusters"]) or "(no cluster)"
+        lines.append(f"  wave {wave['wave']}  {wave['rule']}: {members}")
     return lines

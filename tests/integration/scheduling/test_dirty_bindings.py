@@ -1,0 +1,110 @@
+"""The dirty-binding queue: cluster events mark exactly the bindings they can affect, once while queued."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from clusters import services as cluster_services
+from scheduling import tasks
+from scheduling.controllers import marking
+from scheduling.controllers import reconcile as reconciling
+from scheduling.models import PlacementKey, ResourceBinding, Work
+from scheduling.services import apply_yaml
+from tests.support.members import member_object
+
+POLICY = """apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {{name: {name}, namespace: default}}
+spec:
+  resourceSelectors: [{{apiVersion: apps/v1, kind: Deployment, name: {name}}}]
+  placement:
+    clusterAffinity: {affinity}
+    replicaScheduling: {{replicaSchedulingType: Duplicated}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: {name}, namespace: default, labels: {{app: {name}}}}}
+spec:
+  replicas: 1
+  selector: {{matchLabels: {{app: {name}}}}}
+  template:
+    metadata: {{labels: {{app: {name}}}}}
+    spec: {{containers: [{{name: app, image: "nginx:1.27"}}]}}
+"""
+
+PLACEMENTS = {
+    "by-env": "{labelSelector: {matchLabels: {env: prod}}}",
+    "by-tier": "{labelSelector: {matchExpressions: [{key: tier, operator: DoesNotExist}]}}",
+    "by-name": "{clusterNames: [cluster-01, cluster-02]}",
+}
+
+
+def apply_all() -> dict[str, ResourceBinding]:
+    apply_yaml("---\n".join(POLICY.format(name=n, affinity=a) for n, a in PLACEMENTS.items()))
+    return {b.template.name: b for b in ResourceBinding.objects.select_related("template")}
+
+
+def dirty(bindings: dict[str, ResourceBinding]) -> set[str]:
+    marked = set(ResourceBinding.objects.filter(dirty_since__isnull=False).values_list("pk", flat=True))
+    return {name for name, binding in bindings.items() if binding.pk in marked}
+
+
+def test_placements_are_indexed_by_what_they_select_on(members):
+    bindings = apply_all()
+    keys = {
+        name: set(PlacementKey.objects.filter(binding=b).values_list("key", flat=True))
+        for name, b in bindings.items()
+    }
+    assert keys == {
+        "by-env": {"label:env"},
+        "by-tier": {"label:tier"},
+        "by-name": {"name:cluster-01", "name:cluster-02"},
+    }
+
+
+def test_a_label_change_marks_only_the_bindings_selecting_on_that_label_and_they_follow(members):
+    bindings = apply_all()
+    assert set(bindings["by-env"].target_replicas()) == {"cluster-01", "cluster-02"}
+    with transaction.atomic():  # the queued passes run on commit: look at the marks before
+        cluster_services.patch_labels(members["cluster-01"], {"env": "dev"})
+        assert dirty(bindings) == {"by-env"}
+    assert dirty(bindings) == set()  # the pass took the mark
+    env = ResourceBinding.objects.get(pk=bindings["by-env"].pk)
+    assert set(env.target_replicas()) == {"cluster-02"}
+    assert member_object(members["cluster-01"], "apps/v1", "Deployment", "by-env") is None
+    assert not Work.objects.filter(binding=env, cluster_name="cluster-01").exists()
+    assert env.aggregated_status and {e["clusterName"] for e in env.aggregated_status} == {"cluster-02"}
+
+
+def test_a_taint_marks_every_binding_that_could_hold_the_cluster(members):
+    bindings = apply_all()
+    with transaction.atomic():
+        cluster_services.add_taint(members["cluster-03"], "maintenance", "", "NoSchedule")
+        # by-env selects on env, which cluster-03 carries; by-name never names it
+        assert dirty(bindings) == {"by-env", "by-tier"}
+    assert dirty(bindings) == set()
+    # Karmada's TaintToleration filter keeps a cluster the binding already holds: nothing moves
+    by_tier = ResourceBinding.objects.get(pk=bindings["by-tier"].pk)
+    assert set(by_tier.target_replicas()) == {"cluster-01", "cluster-02", "cluster-03"}
+
+
+def test_a_binding_marked_twice_is_queued_once_and_a_lost_mark_is_driven_again(members):
+    bindings = apply_all()
+    binding = bindings["by-name"]
+    assert marking.mark([binding.pk]) == [binding.pk]
+    assert marking.mark([binding.pk, binding.pk]) == []
+    plan = reconciling.reconcile()
+    assert binding.pk not in plan.redrive  # freshly marked: its task may still be on its way
+    ResourceBinding.objects.filter(pk=binding.pk).update(dirty_since=timezone.now() - timedelta(minutes=5))
+    plan = reconciling.reconcile()
+    assert plan.redrive == [binding.pk]
+    tasks.schedule_dirty(binding.pk)
+    assert not ResourceBinding.objects.filter(dirty_since__isnull=False).exists()
+
+
+def test_the_periodic_pass_does_not_replan_duplicated_bindings_when_nothing_happened(members):
+    apply_all()
+    assert reconciling.reconcile().schedule == []
