@@ -38,6 +38,8 @@ __all__ = [
     "PropagationPolicy",
     "ResourceBinding",
     "ResourceTemplate",
+    "Rollout",
+    "TemplateRevision",
     "Work",
 ]
 
@@ -351,6 +353,32 @@ class ClusterTaintPolicy(models.Model):
         return f"ClusterTaintPolicy {self.name}"
 
 
+class WorkloadRebalancer(models.Model):
+    """A request for a fresh reschedule of named workloads (Karmada's apps.karmada.io WorkloadRebalancer):
+    each workload's outcome is kept as Karmada's status reports it."""
+
+    name = models.CharField(max_length=253, unique=True)
+    permanent_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    labels = models.JSONField(default=dict, blank=True)
+    annotations = models.JSONField(default=dict, blank=True)
+    # spec.workloads: [{apiVersion, kind, name, namespace}]
+    workloads = models.JSONField(default=list)
+    ttl_seconds_after_finished = models.PositiveIntegerField(null=True, blank=True)
+    # status.observedWorkloads: [{workload, result: Successful|Failed, reason}]
+    observed_workloads = models.JSONField(default=list, blank=True)
+    observed_generation = models.PositiveBigIntegerField(default=0)
+    finish_time = models.DateTimeField(null=True, blank=True)
+    generation = models.PositiveBigIntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return f"WorkloadRebalancer {self.name}"
+
+
 class FederatedResourceQuota(models.Model):
     """A FederatedResourceQuota (policy.karmada.io/v1alpha1): an overall limit for one namespace.
 
@@ -411,3 +439,47 @@ class DriftEvent(models.Model):
 
     def __str__(self) -> str:
         return f"drift of {self.object_kind} {self.object_name} in {self.cluster_name} ({self.state})"
+
+
+class TemplateRevision(models.Model):
+    """A template's manifest at one generation, kept so a staged rollout can hold clusters on it or
+    abort back to it."""
+
+    template = models.ForeignKey(ResourceTemplate, on_delete=models.CASCADE, related_name="revisions")
+    generation = models.PositiveBigIntegerField()
+    manifest = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["template", "generation"], name="template_revision_identity")
+        ]
+        ordering = ["template_id", "-generation"]
+
+    def __str__(self) -> str:
+        return f"{self.template} revision {self.generation}"
+
+
+class Rollout(models.Model):
+    """A staged rollout of one template revision over a binding's clusters, wave by wave (karmada-ui).
+
+    ``released`` holds the clusters already moved to the new revision, with when; every other target
+    cluster keeps ``from_revision``. The binding's latest rollout is the one that holds clusters back.
+    """
+
+    binding = models.ForeignKey(ResourceBinding, on_delete=models.CASCADE, related_name="rollouts")
+    from_revision = models.ForeignKey(TemplateRevision, on_delete=models.CASCADE, related_name="+")
+    to_revision = models.ForeignKey(TemplateRevision, on_delete=models.CASCADE, related_name="+")
+    phase = models.CharField(max_length=16, default="Progressing", db_index=True)
+    released = models.JSONField(default=dict, blank=True, help_text="{cluster: ISO time it was updated}")
+    failed = models.JSONField(default=list, blank=True, help_text="The stages that halted it.")
+    message = models.TextField(blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-pk"]
+
+    def __str__(self) -> str:
+        return f"Rollout of {self.binding} to revision {self.to_revision.generation}"

@@ -1,5 +1,6 @@
-"""The verbs other layers call: apply YAML (or one reviewed policy), delete a template, rebalance
-workloads, pause and resume them. Each write leaves one audit entry with who, what and the diff."""
+"""The verbs other layers call: apply YAML, objects or one reviewed policy, delete a template or a
+policy, rebalance workloads, pause and resume them, step their staged rollouts. Each write leaves one
+audit entry with who, what and the diff."""
 
 from __future__ import annotations
 
@@ -14,10 +15,18 @@ from django.utils import timezone
 from core import audit
 from core.errors import FieldError, field_path
 from scheduling import tasks
-from scheduling.controllers import dispatch, drift_events
+from scheduling.controllers import dispatch, drift_events, rollouts
 from scheduling.controllers.apply import Applied, ApplyError, ApplyResult, apply_documents, parse_yaml
+from scheduling.karmada import rebalancer
 from scheduling.karmada.suspension import binding_suspension, normal_holds
-from scheduling.models import PropagationPolicy, ResourceBinding, ResourceTemplate
+from scheduling.models import (
+    ClusterTaintPolicy,
+    PropagationPolicy,
+    ResourceBinding,
+    ResourceTemplate,
+    Rollout,
+    WorkloadRebalancer,
+)
 
 ReviewedMove = tuple[str, Mapping[str, int], Mapping[str, int]]  # (workload, replicas before, after)
 
@@ -32,6 +41,25 @@ def apply_yaml(text: str, user: Any = None) -> ApplyResult:
     if not documents:
         raise ApplyError(0, "", "the YAML holds no object to apply")
     return _apply(documents, user)
+
+
+def apply_objects(documents: list[Any], user: Any = None) -> ApplyResult:
+    """Apply objects already parsed (the Kubernetes API's request bodies) exactly as apply_yaml does."""
+    if not documents:
+        raise ApplyError(0, "", "there is no object to apply")
+    return _apply(documents, user)
+
+
+def delete_policy(policy: Any, user: Any = None) -> None:
+    """Delete a propagation, override or taint policy, or a quota; the detector then re-claims every
+    template (a workload its policy held stays where it is until another policy claims it)."""
+    kind = getattr(policy, "kind", type(policy).__name__)
+    with transaction.atomic():
+        state = {"labels": policy.labels, "annotations": policy.annotations, "spec": policy.spec}
+        policy.delete()
+        audit.record(user, "delete", kind, policy.name, namespace=getattr(policy, "namespace", ""), old=state)
+        if not isinstance(policy, ClusterTaintPolicy):
+            tasks.after_commit(tasks.detect_all)
 
 
 def apply_reviewed_policy(
@@ -111,6 +139,78 @@ def rebalance(bindings: list[ResourceBinding], user: Any = None, now: datetime |
             tasks.after_commit(tasks.schedule_binding, binding.pk)
             count += 1
     return count
+
+
+def _binding_of(reference: dict[str, str]) -> ResourceBinding | None:
+    return (
+        ResourceBinding.objects.filter(
+            template__api_version=reference["apiVersion"],
+            template__kind=reference["kind"],
+            template__name=reference["name"],
+            template__namespace=reference.get("namespace", ""),
+        )
+        .select_related("template")
+        .first()
+    )
+
+
+def save_rebalancer(document: dict[str, Any], user: Any = None) -> WorkloadRebalancer:
+    """Create or update a WorkloadRebalancer by name; each workload newly listed gets a fresh reschedule
+    of its binding (rebalance) and its line in the status, NotFound when it has none. Audited."""
+    metadata = document.get("metadata") or {}
+    name = str(metadata.get("name") or "")
+    if not name:
+        raise FieldError("metadata.name", "Required value")
+    spec = document.get("spec")
+    references = rebalancer.workloads_of(spec)
+    ttl = spec.get("ttlSecondsAfterFinished") if isinstance(spec, dict) else None
+    now = timezone.now()
+    with transaction.atomic():
+        row = WorkloadRebalancer.objects.select_for_update().filter(name=name).first()
+        old = (
+            {"workloads": row.workloads, "ttlSecondsAfterFinished": row.ttl_seconds_after_finished}
+            if row
+            else None
+        )
+        if row is None:
+            row = WorkloadRebalancer(name=name)
+        elif row.workloads != references or row.ttl_seconds_after_finished != ttl:
+            row.generation += 1
+        row.labels = dict(metadata.get("labels") or {})
+        row.annotations = dict(metadata.get("annotations") or {})
+        row.workloads = references
+        row.ttl_seconds_after_finished = ttl
+        done = {rebalancer.sort_key(e): e for e in row.observed_workloads if e.get("workload") in references}
+        for reference in references:
+            key = rebalancer.sort_key({"workload": reference})
+            if key in done:
+                continue
+            binding = _binding_of(reference)
+            if binding is not None:
+                rebalance([binding], user=user, now=now)
+            done[key] = rebalancer.observed(reference, binding is not None)
+        row.observed_workloads = [done[k] for k in sorted(done)]
+        row.observed_generation = row.generation
+        row.finish_time = row.finish_time or now
+        row.save()
+        new = {"workloads": references, "ttlSecondsAfterFinished": ttl}
+        if new != old:
+            audit.record(
+                user,
+                "apply:configured" if old else "apply:created",
+                "WorkloadRebalancer",
+                name,
+                old=old,
+                new=new,
+            )
+    return row
+
+
+def delete_rebalancer(row: WorkloadRebalancer, user: Any = None) -> None:
+    """Delete a WorkloadRebalancer; the reschedules it started stay done, as in Karmada."""
+    with transaction.atomic():
+        row.delete()
+        audit.record(user, "delete", "WorkloadRebalancer", row.name, old={"workloads": row.workloads})
 
 
 def rebalance_policy(policy: PropagationPolicy, user: Any = None, now: datetime | None = None) -> int:
@@ -214,3 +314,27 @@ def reapply_copy(binding: ResourceBinding, cluster: str, user: Any = None) -> Re
         new={"cluster": cluster, "action": outcome.action, "message": outcome.message},
     )
     return ReapplyResult(ok, outcome.action, outcome.message)
+
+
+def step_rollout(rollout: Rollout, step: str, user: Any = None) -> Rollout:
+    """Pause, resume or abort a staged rollout (raises RolloutRefused, a FieldError on ``step``).
+
+    Audited with the phase before and after; the Works follow after the commit: an abort puts every
+    updated cluster back on the previous revision, a resume lets the next wave go when it may.
+    """
+    with transaction.atomic():
+        before = rollout.phase
+        stepped = rollouts.step_rollout(rollout.pk, step, user.get_username() if user else "")
+        template = stepped.binding.template
+        audit.record(
+            user,
+            f"rollout.{step}",
+            template.kind,
+            template.name,
+            namespace=template.namespace,
+            summary=f"Rollout of revision {stepped.to_revision.generation}: {stepped.message}",
+            old={"phase": before},
+            new={"phase": stepped.phase},
+        )
+        tasks.after_commit(tasks.sync_binding, stepped.binding_id)
+    return stepped

@@ -20,7 +20,8 @@ from core.models import AuditEntry
 from core.permissions import role_required
 from core.roles import OPERATOR, VIEWER, has_role
 from scheduling import quotas, services, summaries
-from scheduling.models import PropagationPolicy, ResourceBinding, ResourceTemplate
+from scheduling.controllers.rollouts import RolloutRefused
+from scheduling.models import PropagationPolicy, ResourceBinding, ResourceTemplate, Rollout
 from scheduling.placements import (
     PLACEMENT_SORTS,
     filter_placements,
@@ -99,6 +100,41 @@ def _hold_message(what: str, action: str, cluster: str, result: services.HoldRes
     if action == "resume" and what == "dispatching" and result.policy_suspension:
         text += " " + _("The policy itself still suspends dispatching; change the policy to lift that.")
     return text
+
+
+@role_required(VIEWER)
+def workload_rollout(request: HttpRequest, pk: int) -> HttpResponse:
+    """The workload's staged rollout: its waves, where each cluster stands and why it waits."""
+    template = get_object_or_404(ResourceTemplate, pk=pk)
+    rows = ResourceBinding.objects.select_related("template", "policy")
+    binding = get_object_or_404(rows, template=template)
+    context = {
+        "template": template,
+        "binding": binding,
+        "summary": summaries.rollout_summary(binding),
+        "can_step": has_role(request.user, OPERATOR),
+    }
+    if request.htmx and request.htmx.target == "rollout-waves":
+        return render(request, "scheduling/_rollout_waves.html", context)
+    return render(request, "scheduling/rollout.html", context)
+
+
+@require_POST
+@role_required(OPERATOR)
+def workload_rollout_step(request: HttpRequest, pk: int) -> HttpResponse:
+    """Pause, resume or abort the workload's latest rollout."""
+    template = get_object_or_404(ResourceTemplate, pk=pk)
+    binding = get_object_or_404(ResourceBinding, template=template)
+    rollout = Rollout.objects.filter(binding=binding).first()
+    if rollout is None:
+        return HttpResponseBadRequest(_("This workload has no rollout to pause, resume or abort."))
+    try:
+        stepped = services.step_rollout(rollout, request.POST.get("step", ""), user=request.user)
+    except RolloutRefused as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, _("Rollout: %(message)s") % {"message": stepped.message})
+    return redirect("scheduling:workload-rollout", pk=pk)
 
 
 @role_required(VIEWER)

@@ -1,4 +1,5 @@
-"""REST API that looks into the member clusters: a workload's copies, pods and events, and pod logs."""
+"""REST API that looks into the member clusters: a workload's copies, pods and events, pod logs, and the
+fleet search."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from rest_framework.views import APIView
 
 from clusters.k8s import KubeError
 from core.api_errors import ErrorSerializer, body
+from core.errors import FieldError
 from scheduling.members import logs as pod_logs
+from scheduling.members import search
 from scheduling.members.across import across_document, workload_across
 from scheduling.models import ResourceTemplate
 
@@ -90,3 +93,47 @@ class WorkloadLogsView(APIView):
         except KubeError as exc:
             return Response(body("member_unreachable", [], detail=exc.message), status=502)
         return HttpResponse(text, content_type="text/plain; charset=utf-8")
+
+
+class SearchHitSerializer(serializers.Serializer):
+    cluster = serializers.CharField()
+    apiVersion = serializers.CharField()
+    kind = serializers.CharField()
+    namespace = serializers.CharField()
+    name = serializers.CharField()
+    labels = serializers.DictField(child=serializers.CharField())
+    created = serializers.CharField()
+    managed = serializers.BooleanField(help_text="carries karmada.io/managed=true")
+    template = serializers.JSONField(allow_null=True, help_text="{id, kind, namespace, name} it comes from")
+
+
+class SearchFailureSerializer(serializers.Serializer):
+    cluster = serializers.CharField()
+    error = serializers.CharField()
+
+
+class SearchSerializer(serializers.Serializer):
+    results = SearchHitSerializer(many=True)
+    answered = serializers.ListField(child=serializers.CharField())
+    timedOut = serializers.ListField(child=serializers.CharField(), help_text="no answer within the deadline")
+    failed = SearchFailureSerializer(many=True, help_text="answered with an error")
+
+
+class SearchView(APIView):
+    """Any object by kind, namespace, name or label selector in every member cluster, at once."""
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("kind", str, description="Deployment, deploy, pods, crontabs.example.com…"),
+            OpenApiParameter("namespace", str, description="one namespace; every namespace when absent"),
+            OpenApiParameter("name", str, description="part of the name, any case"),
+            OpenApiParameter("selector", str, description="a label selector: app=shop,tier in (web)"),
+            OpenApiParameter("q", str, description="the header box: kind:deploy ns:default shop app=shop"),
+        ],
+        responses={200: SearchSerializer},
+    )
+    def get(self, request: Request) -> Response:
+        query = search.parse_query(request.query_params)
+        if query.empty:
+            raise FieldError("", "give a kind, a namespace, part of a name or a label selector")
+        return Response(SearchSerializer(search.search_document(list(search.search_fleet(query)))).data)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from clusters.k8s import ClusterConnection, list_nodes, list_pods, objects
@@ -43,19 +43,28 @@ THREE_CITIES = (
 
 
 @contextlib.contextmanager
-def started_members(specs: Iterable[ClusterSpec], *, propagate: bool = True) -> Iterator[dict[str, Cluster]]:
+def started_members(
+    specs: Iterable[ClusterSpec],
+    *,
+    propagate: bool = True,
+    cluster_labels: Mapping[str, dict[str, str]] | None = None,
+) -> Iterator[dict[str, Cluster]]:
     """The specs simulated and registered as Ready clusters (by name), tasks eager; all stopped after.
 
     `propagate` is the eager switch's: False records a failing task as a worker would instead of raising.
+    `cluster_labels` gives Cluster labels by name where they differ from the spec's (which the nodes keep).
     """
     specs = list(specs)
     with Simulator(specs) as sim, eager_tasks(propagate):
-        yield register_all(sim, specs)
+        yield register_all(sim, specs, cluster_labels)
 
 
-def register_all(sim: Simulator, specs: Iterable[ClusterSpec]) -> dict[str, Cluster]:
-    """`register` for each of the simulator's specs, by name."""
-    return {spec.name: register(sim, spec) for spec in specs}
+def register_all(
+    sim: Simulator, specs: Iterable[ClusterSpec], cluster_labels: Mapping[str, dict[str, str]] | None = None
+) -> dict[str, Cluster]:
+    """`register` for each of the simulator's specs, by name, with its `cluster_labels` if given."""
+    labels = cluster_labels or {}
+    return {spec.name: register(sim, spec, labels.get(spec.name)) for spec in specs}
 
 
 def register(sim: Simulator, spec: ClusterSpec, labels: dict[str, str] | None = None) -> Cluster:
