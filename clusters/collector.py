@@ -27,6 +27,10 @@ from metrics.recording import together as record_metrics_together
 
 DISCOVERY_EVERY = timedelta(minutes=10)
 MAX_CONFIRMATIONS = 3
+# Written by every probe but shown nowhere a watcher reads: changing only these is no change of the cluster.
+PROBE_BOOKKEEPING = frozenset(
+    {"last_probe_at", "last_success_at", "last_collected_at", "lease_until", "probe_latency_ms"}
+)
 # Written by every collection even when equal: when it ran, its lease, and the Ready state (small, and
 # mark_stale may have changed it since the row was read).
 ALWAYS_WRITTEN = frozenset(
@@ -372,11 +376,12 @@ def _save(
         fields["last_success_at"] = now
     # Only what changed, and the times that always do: a steady fleet's status (nodes, conditions)
     # is the same every cycle, and encoding and writing it for a thousand clusters is most of the cost.
-    written = {
-        name: value
-        for name, value in fields.items()
-        if name in ALWAYS_WRITTEN or getattr(cluster, name) != value
-    }
+    changed = {name for name, value in fields.items() if getattr(cluster, name) != value}
+    written = {name: fields[name] for name in fields if name in ALWAYS_WRITTEN or name in changed}
+    if changed - PROBE_BOOKKEEPING:
+        # what the cluster shows changed: move its change time, the Kubernetes API's resourceVersion,
+        # so a watch sees it (in the same statement: no extra write)
+        written["updated"] = timezone.now()
     if not Cluster.objects.filter(pk=cluster.pk).update(**written):
         return  # unjoined while it was being collected
     if transitioned:
@@ -455,6 +460,7 @@ def mark_stale(clock: Clock | None = None) -> list[str]:
             Cluster.objects.filter(pk=cluster.pk, last_probe_at=cluster.last_probe_at)
             .exclude(ready=health.UNKNOWN)
             .update(
+                updated=timezone.now(),
                 ready=state.ready,
                 ready_reason=state.reason,
                 ready_message=state.message,

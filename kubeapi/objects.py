@@ -79,7 +79,10 @@ def list_objects(kind: Kind, namespace: str, params: Any) -> dict[str, Any]:
     query = selection.query(params)
     limit = selection.limit_of(params)
     list_version = versions.current()
-    rows = rows_in(kind, namespace)
+    store = kind.store
+    rows = rows_in(kind, namespace).filter(
+        selection.database_filter(query, store.labels_field, store.name_field, store.namespace_field)
+    )
     token = params.get("continue", "")
     if token:
         list_version, (after_ns, after_name) = selection.decode_continue(token)

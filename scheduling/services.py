@@ -125,7 +125,9 @@ def rebalance(bindings: list[ResourceBinding], user: Any = None, now: datetime |
         for binding in bindings:
             if binding.reschedule_triggered_at and binding.reschedule_triggered_at >= now:
                 continue
-            ResourceBinding.objects.filter(pk=binding.pk).update(reschedule_triggered_at=now)
+            ResourceBinding.objects.filter(pk=binding.pk).update(
+                reschedule_triggered_at=now, updated_at=timezone.now()
+            )
             audit.record(
                 user,
                 "rebalance",

@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.core.paginator import Paginator
+from django.db.models import Count, Prefetch
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
@@ -31,6 +32,7 @@ from scheduling.placements import (
 )
 
 PAGE_SIZE = 50
+CLAIMED_SHOWN = 5  # workloads named per policy on the policy list; the policy's page lists them all
 SORTS = {"name": "name", "-name": "-name", "kind": "kind", "namespace": "namespace", "policy": "policy__name"}
 
 
@@ -148,8 +150,19 @@ def quota_panel(request: HttpRequest) -> HttpResponse:
 
 @role_required(VIEWER)
 def policies(request: HttpRequest) -> HttpResponse:
-    rows = PropagationPolicy.objects.prefetch_related("templates").order_by("kind", "namespace", "name")
-    return render(request, "scheduling/policies.html", {"policies": rows})
+    # A page of policies, each with its claim count and a few of its workloads: never every template.
+    first_claimed = Prefetch(
+        "templates",
+        queryset=ResourceTemplate.objects.order_by("namespace", "name", "pk")[:CLAIMED_SHOWN],
+        to_attr="first_claimed",
+    )
+    rows = (
+        PropagationPolicy.objects.annotate(claimed=Count("templates"))
+        .prefetch_related(first_claimed)
+        .order_by("kind", "namespace", "name")
+    )
+    page = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "scheduling/policies.html", {"policies": page.object_list, "page": page})
 
 
 @role_required(VIEWER)

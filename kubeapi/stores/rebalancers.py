@@ -46,6 +46,7 @@ def rebalancer_document(row: WorkloadRebalancer) -> dict[str, Any]:
 class RebalancerStore(Store):
     kind_name = "WorkloadRebalancer"
     namespace_field = None
+    labels_field = "labels"
 
     def rows(self) -> QuerySet:
         return WorkloadRebalancer.objects.all()

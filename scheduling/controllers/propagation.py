@@ -252,7 +252,10 @@ def aggregate_status(binding: ResourceBinding, now: datetime | None = None) -> N
         entries.append(entry)
         members.append(MemberStatus(work.cluster_name, work.status if work.status_at else None))
     if entries != binding.aggregated_status:
-        ResourceBinding.objects.filter(pk=binding.pk).update(aggregated_status=entries)
+        # updated_at is the resourceVersion the Kubernetes API's watches follow
+        ResourceBinding.objects.filter(pk=binding.pk).update(
+            aggregated_status=entries, updated_at=timezone.now()
+        )
         binding.aggregated_status = entries
     _aggregate_template_status(binding.template, members, now or timezone.now())
 
@@ -322,7 +325,9 @@ def sync_cluster_objects(cluster: Cluster, now: datetime | None = None) -> list[
         if current is None or not objects.is_subset(retain_member_fields(current, work.manifest), current):
             drift_events.record_drift(work, current, now)
             if work.in_sync:
-                Work.objects.filter(pk=work.pk).update(applied=False, applied_hash="")
+                Work.objects.filter(pk=work.pk).update(
+                    applied=False, applied_hash="", updated_at=timezone.now()
+                )
             if work.applied_reason != "ConflictResolution":
                 repair.append(work.pk)
             continue
@@ -330,7 +335,7 @@ def sync_cluster_objects(cluster: Cluster, now: datetime | None = None) -> list[
         if (status, health) != (work.status, work.health):
             since = (work.unhealthy_since or now) if health == UNHEALTHY else None
             Work.objects.filter(pk=work.pk).update(
-                status=status, health=health, status_at=now, unhealthy_since=since
+                status=status, health=health, status_at=now, unhealthy_since=since, updated_at=timezone.now()
             )
             changed.add(work.binding_id)
     aggregate_bindings(changed, now)

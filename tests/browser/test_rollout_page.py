@@ -91,3 +91,16 @@ def test_a_viewer_sees_the_waves_without_the_buttons(signed_in_page, live_server
     page.goto(f"{live_server.url}/workloads/{rolling}/rollout/")
     expect(page.locator(".rollout-wave")).to_have_count(3)
     expect(page.locator("[data-step]")).to_have_count(0)
+
+
+def test_the_editors_preview_shows_the_wave_plan_beside_the_split(
+    signed_in_page, live_server, rolling, screenshot
+):
+    page = signed_in_page("operator")
+    page.goto(f"{live_server.url}/policies/edit/shop/web/")
+    plan = page.locator("#wave-plan li")
+    expect(plan).to_have_count(3)
+    expect(plan.nth(0)).to_contain_text("env=staging: staging")
+    expect(plan.nth(1)).to_contain_text("location/region=cn-north: beijing")
+    expect(page.locator(".split-table [data-cluster=shanghai] [data-wave]")).to_have_text("3")
+    screenshot(page, "editor-wave-plan")

@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from clusters.k8s import list_nodes
+from clusters.k8s import list_nodes, list_pods
 from clusters.models import Cluster
 from core.roles import OPERATOR, VIEWER
 from membersim import ClusterSpec
 from scheduling.models import ResourceBinding, ResourceTemplate
 from tests.conftest import make_user
 from tests.contract.conftest import KUBECTL_MINORS
-from tests.contract.kubeapi_server import start
+from tests.contract.kubeapi_server import KubeApiServer, start
 from tests.support.members import converge, member_object
 
 pytestmark = [
@@ -30,10 +30,30 @@ pytestmark = [
 ]
 
 SEED = Path(__file__).resolve().parents[2] / "examples" / "weighted-7-3.yaml"
+# The members report the oldest and newest minor: kubectl through the proxy runs each (the dispatcher
+# reads the member's /version there).
+OLDEST, NEWEST = (KUBECTL_MINORS[minor] for minor in sorted(KUBECTL_MINORS))
 SPECS = [
-    ClusterSpec(name="beijing", nodes=3, node_cpu="8", node_memory="32Gi", region="cn-north", zones=["a"]),
-    ClusterSpec(name="shanghai", nodes=3, node_cpu="8", node_memory="32Gi", region="cn-east", zones=["b"]),
+    ClusterSpec(
+        name="beijing",
+        nodes=3,
+        node_cpu="8",
+        node_memory="32Gi",
+        region="cn-north",
+        zones=["a"],
+        version=OLDEST,
+    ),
+    ClusterSpec(
+        name="shanghai",
+        nodes=3,
+        node_cpu="8",
+        node_memory="32Gi",
+        region="cn-east",
+        zones=["b"],
+        version=NEWEST,
+    ),
 ]
+PROXY = "/apis/cluster.karmada.io/v1alpha1/clusters/{}/proxy"
 EVEN_WEIGHTS = {
     "spec": {
         "placement": {
@@ -145,6 +165,22 @@ def test_a_merge_patch_of_the_weights_re_splits_the_members(applied, members):
     assert member_replicas(members) == split
 
 
+def test_a_server_side_apply_of_a_field_kubectl_apply_set_conflicts_until_forced(applied, members):
+    twelve = SEED.read_text().replace("replicas: 11", "replicas: 12")
+    argv = ("apply", "--server-side", "--field-manager", "ci", "-f", "-")
+    refused = applied.run(*argv, input=twelve, check=False)
+    assert refused.returncode != 0
+    assert (
+        'conflict with "kubectl-client-side-apply"' in refused.stderr and ".spec.replicas" in refused.stderr
+    )
+    assert ResourceTemplate.objects.get(name="nginx").manifest["spec"]["replicas"] == 11
+    assert sum(member_replicas(members).values()) == 11
+    applied.run(*argv, "--force-conflicts", input=twelve)
+    assert ResourceTemplate.objects.get(name="nginx").manifest["spec"]["replicas"] == 12
+    assert member_replicas(members) == ResourceBinding.objects.get(name="nginx-deployment").target_replicas()
+    assert sum(member_replicas(members).values()) == 12
+
+
 def test_diff_shows_a_change_and_changes_nothing(applied):
     changed = SEED.read_text().replace("replicas: 11", "replicas: 12")
     result = applied.run("diff", "-f", "-", input=changed, check=False)
@@ -187,3 +223,32 @@ def test_delete_removes_the_template_and_its_member_copies(applied, members):
     converge()
     assert not ResourceTemplate.objects.filter(name="nginx", deleting_since__isnull=True).exists()
     assert member_replicas(members) == {"beijing": None, "shanghai": None}
+
+
+@pytest.mark.parametrize(("cluster", "version"), [("beijing", OLDEST), ("shanghai", NEWEST)])
+def test_a_kubeconfig_whose_server_is_the_proxy_path_drives_the_member(server, members, cluster, version):
+    proxied = KubeApiServer(server.url + PROXY.format(cluster), server.ca, server.workdir / cluster)
+    proxied.workdir.mkdir(exist_ok=True)
+    operator = proxied.kubectl_as(make_user("olga-operator", OPERATOR))
+    shown = yaml.safe_load(operator.run("version", "-o", "yaml").stdout)
+    assert shown["serverVersion"]["gitVersion"] == f"v{version}"
+    assert shown["clientVersion"]["gitVersion"] == f"v{version}"  # the dispatcher picked the member's minor
+    operator.run("create", "deployment", "web", "--image=nginx:1.27")
+    conn = members[cluster].connection()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and not any(p.phase == "Running" for p in list_pods(conn)):
+        time.sleep(0.3)
+    assert "Running" in operator.run("get", "pods").stdout
+    follower = popen(operator, "logs", "-f", "deploy/web")
+    try:
+        assert follower.stdout.readline().strip(), "a followed log streams lines as the member writes them"
+        assert follower.poll() is None, "and stays open while the container runs"
+    finally:
+        follower.kill()
+        follower.communicate(timeout=10)
+    viewer = proxied.kubectl_as(make_user("vik-viewer", VIEWER))
+    refused = viewer.run("create", "configmap", "nope", "--from-literal=a=1", check=False)
+    assert refused.returncode != 0 and "operator role is needed" in refused.stderr
+    assert member_object(members[cluster], "v1", "ConfigMap", "nope") is None
+    execed = operator.run("exec", "deploy/web", "--", "true", check=False)
+    assert execed.returncode != 0 and "upgraded connections" in execed.stderr

@@ -161,6 +161,7 @@ def joined(simulate, admin_user, caplog):
         "workload-reapply": {"pk": template.pk},
         "scheduling-workload-members": {"pk": template.pk},
         "scheduling-workload-logs": {"pk": template.pk},
+        "scheduling-workload-drift": {"pk": template.pk},
         "scheduling-quota": {"namespace": template.namespace or "default", "name": "quota"},
         "scheduling-policy": {"pk": policy.pk},
         "scheduling-policy-rebalance": {"pk": policy.pk},
