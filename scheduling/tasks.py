@@ -82,9 +82,16 @@ def schedule_bindings(binding_ids: list[int]) -> None:
         after_commit(sync_binding, binding_id)
 
 
+@shared_task(name="scheduling.tasks.failover", **ONCE)
+def failover() -> None:
+    """The time-driven controllers, every few seconds; what they changed is queued by object."""
+    mark_bindings(reconciling.failover_pass())
+
+
 @shared_task(name="scheduling.tasks.reconcile", **ONCE)
 def reconcile() -> None:
-    """The periodic level-triggered pass: re-drive whatever a lost task or a dead worker missed."""
+    """The slow level-triggered safety net: re-drive whatever a lost task, a dead worker or a missed
+    watch event left behind (the watcher and the dirty-binding queue do the work as it happens)."""
     plan = reconciling.reconcile()
     mark_bindings(plan.dirty)
     for binding_id in plan.redrive:
