@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
-APPS := karmada_ui core metrics clusters scheduling observability kubesyntax
+APPS := karmada_ui core metrics clusters scheduling observability kubesyntax kubeapi
 
 .PHONY: demo test lint bench install install-dev clean
 

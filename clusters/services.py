@@ -3,6 +3,7 @@ these, and each write leaves one audit entry with who, what and the diff (never 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -11,6 +12,7 @@ from django.utils.translation import gettext as _
 
 from clusters import k8s
 from clusters.conventions import Finding, convention_errors, lint_clusters
+from clusters.credentials import CredentialsUnreadable
 from clusters.editing import (
     UNSCHEDULABLE_TAINT,
     SpecError,
@@ -32,6 +34,7 @@ from clusters.joining import (
     preview,
 )
 from clusters.k8s.cleanup import delete_labelled
+from clusters.k8s.forward import Forwarded, forward
 from clusters.models import Cluster, ClusterEvent, LabelConvention, ReadyState
 from clusters.names import cluster_name_error
 from core import audit
@@ -51,6 +54,7 @@ __all__ = [
     "fix_finding",
     "join",
     "patch_labels",
+    "proxy_request",
     "remove_taint",
     "set_labels",
     "uncordon",
@@ -351,3 +355,42 @@ def delete_convention(rule: LabelConvention, user: Any = None) -> None:
     with transaction.atomic():
         rule.delete()
         audit.record(user, "ConventionDeleted", "LabelConvention", old["key"], old=old)
+
+
+# Methods that read through the cluster proxy; any other one changes the member and is audited.
+PROXY_READS = ("GET", "HEAD", "OPTIONS")
+
+
+def proxy_request(
+    cluster: Cluster,
+    method: str,
+    path: str,
+    *,
+    query: str = "",
+    headers: Mapping[str, str] | None = None,
+    body: bytes | None = None,
+    stream: bool = False,
+    user: Any = None,
+) -> Forwarded:
+    """Forward one request to the member as its stored credentials (which never leave this process).
+
+    Raises ClusterUnreachable, or KubeError when the stored credentials cannot be read. A write is
+    audited with the method, path and the member's answer code, whatever that answer was.
+    """
+    try:
+        conn = cluster.connection()
+    except CredentialsUnreadable as exc:  # a key rotated away: the member cannot be reached as itself
+        raise k8s.KubeError(f"the credentials of cluster {cluster.name} cannot be read") from exc
+    answer = forward(conn, method, path, query=query, headers=headers, body=body, stream=stream)
+    if method.upper() not in PROXY_READS:
+        audit.record(
+            user,
+            "ClusterProxyWrite",
+            "Cluster",
+            cluster.name,
+            summary=f"{method.upper()} /{path.lstrip('/')} through the cluster proxy: {answer.status}",
+            changes={
+                "proxy": {"method": method.upper(), "path": "/" + path.lstrip("/"), "code": answer.status}
+            },
+        )
+    return answer

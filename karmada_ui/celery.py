@@ -83,6 +83,23 @@ def _scheduling_schedule() -> dict:
 app.conf.beat_schedule.update(_scheduling_schedule())
 
 
+def _rollout_schedule() -> dict:
+    """Staged rollouts move on as their clusters' status arrives; this pass catches soak times ending."""
+    from django.conf import settings
+
+    interval = settings.ROLLOUT_ADVANCE_INTERVAL
+    return {
+        "scheduling.advance-rollouts": {
+            "task": "scheduling.tasks.advance_rollouts",
+            "schedule": interval,
+            "options": {"expires": interval},
+        }
+    }
+
+
+app.conf.beat_schedule.update(_rollout_schedule())
+
+
 def prepare_folder_broker() -> None:
     """Create the folders of the local folder broker; the transport expects them to exist."""
     from django.conf import settings

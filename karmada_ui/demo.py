@@ -155,6 +155,10 @@ def seed_demo_workload(stdout) -> None:
     )
 
 
+# The Kubernetes API over TLS (kubectl sends tokens only over https); KUBEAPI_SERVER_URL names it.
+KUBEAPI_PORT = 8443
+
+
 def run(stdout, port: int) -> int:
     demo_dir = settings.VAR_DIR / "demo"
     demo_dir.mkdir(parents=True, exist_ok=True)
@@ -215,7 +219,12 @@ def run(stdout, port: int) -> int:
         supervisor.start(
             "web", [python, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload", "--skip-checks"]
         )
+        supervisor.start("kubeapi", [python, "manage.py", "serve_kubeapi", "--port", str(KUBEAPI_PORT)])
         stdout.write(f"\nkarmada-ui is running on http://127.0.0.1:{port}/  (Ctrl-C stops everything)")
+        stdout.write(
+            "kubectl: python manage.py kubeconfig --user admin > var/kubeconfig-karmada-ui && "
+            "kubectl --kubeconfig var/kubeconfig-karmada-ui get clusters"
+        )
         stdout.write(f"Member clusters: kubectl --kubeconfig {kubeconfig} --context beijing get nodes")
         stdout.write(f"Faults: {ctl_hint(kubeconfig)} beijing down   (and: up, slow 3, errors, refuse)\n")
         while not stop["requested"]:

@@ -7,8 +7,9 @@ from typing import Any
 from django.contrib.auth.middleware import LoginRequiredMiddleware as DjangoLoginRequired
 
 # The API authenticates by session or token and answers 401/403 as JSON through DRF;
-# /metrics is protected by its own token setting; static files and i18n switching are public.
-OPEN_PREFIXES = ("/api/", "/metrics", "/static/", "/i18n/", "/healthz")
+# /metrics is protected by its own token setting; the Kubernetes API (/k8s) answers 401/403 as
+# Status objects; static files and i18n switching are public.
+OPEN_PREFIXES = ("/api/", "/k8s/", "/metrics", "/static/", "/i18n/", "/healthz")
 
 
 class LoginRequiredMiddleware(DjangoLoginRequired):

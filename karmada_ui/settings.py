@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "scheduling",
     "scheduling.editor",
     "observability",
+    "kubeapi",
 ]
 
 MIDDLEWARE = [
@@ -172,6 +173,12 @@ REST_FRAMEWORK = {
     ],
     "NUM_PROXIES": TRUSTED_PROXY_COUNT,
 }
+# The Kubernetes API under /k8s: the Kubernetes version it reports (kubectl picks its minor from it).
+KUBEAPI_KUBERNETES_VERSION = env_str("KUBEAPI_KUBERNETES_VERSION", "1.31.0")
+# The URL kubeconfigs name (`manage.py kubeconfig`), and where `manage.py serve_kubeapi` keeps its CA.
+KUBEAPI_SERVER_URL = env_str("KUBEAPI_SERVER_URL", "https://127.0.0.1:8443/k8s")
+KUBEAPI_TLS_DIR = env_str("KUBEAPI_TLS_DIR", str(VAR_DIR / "kubeapi-tls"))
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "karmada-ui API",
     "DESCRIPTION": "Clusters, policies, bindings and health of a Karmada-style multi-cluster control plane.",
@@ -217,6 +224,8 @@ HEALTH_UNKNOWN_AFTER = env_float("HEALTH_UNKNOWN_AFTER", 40.0, minimum=1.0)
 # The safety net re-checks the whole fleet (events do the work as it happens); failover runs often.
 SCHEDULING_RECONCILE_INTERVAL = env_float("SCHEDULING_RECONCILE_INTERVAL", 300.0, minimum=1.0)
 SCHEDULING_FAILOVER_INTERVAL = env_float("SCHEDULING_FAILOVER_INTERVAL", 10.0, minimum=1.0)
+# Staged rollouts: seconds between passes that move rollouts on (a Work's new status moves its own at once).
+ROLLOUT_ADVANCE_INTERVAL = env_float("ROLLOUT_ADVANCE_INTERVAL", 5.0, minimum=1.0)
 # NoExecute eviction: Gracefully (the old copy stays until the new clusters are healthy) or Directly,
 # unless a policy's failover.cluster.purgeMode says otherwise; and how long a graceful eviction may wait.
 SCHEDULING_NO_EXECUTE_PURGE_MODE = env_str("SCHEDULING_NO_EXECUTE_PURGE_MODE", "Gracefully")

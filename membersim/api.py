@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from membersim import errors, fields, meta, metrics, protobuf, validation
+from membersim import errors, fields, managed_fields, meta, metrics, protobuf, validation
 from membersim import patch as patching
 from membersim.pods import qos_class
 from membersim.resources import (
@@ -71,6 +71,11 @@ class Query:
     """The query-string options the verbs understand."""
 
     params: dict[str, str] = field(default_factory=dict)
+    agent: str = ""  # the User-Agent, whose product name is the field manager when none is given
+
+    @property
+    def manager(self) -> str:
+        return managed_fields.manager_name(self.params.get("fieldManager", ""), self.agent)
 
     def get(self, key: str, default: str = "") -> str:
         return self.params.get(key, default)
@@ -364,7 +369,14 @@ def _generate_name(cluster: Cluster, resource: Resource, namespace: str, metadat
 # ---------------------------------------------------------------- create
 
 
-def create(cluster: Cluster, resource: Resource, namespace: str, body: Any, query: Query) -> dict[str, Any]:
+def create(
+    cluster: Cluster,
+    resource: Resource,
+    namespace: str,
+    body: Any,
+    query: Query,
+    operation: str = "Update",
+) -> dict[str, Any]:
     obj = meta.interned_copy(_require_object(body))
     _check_kind(resource, obj)
     _check_fields(resource, obj, query)
@@ -406,6 +418,9 @@ def create(cluster: Cluster, resource: Resource, namespace: str, body: Any, quer
             _allocate_service(cluster, obj, None)
         if resource is JOB:
             _default_job_selector(obj)
+        obj["metadata"]["managedFields"] = managed_fields.record(
+            None, obj, query.manager, operation, resource.api_version
+        )
         return _finish_write(cluster, resource, obj, dry_run)
 
 
@@ -451,8 +466,10 @@ def _update(
     obj: dict[str, Any],
     subresource: str,
     dry_run: bool,
+    writer: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Write ``obj`` over ``existing`` with the API server's rules for status and immutable fields."""
+    """Write ``obj`` over ``existing`` with the API server's rules for status and immutable fields;
+    ``writer`` (field manager, operation) is recorded in managedFields for what it changed."""
     name, namespace = existing["metadata"]["name"], existing["metadata"].get("namespace", "")
     metadata = _check_update_body(resource, namespace, name, obj)
     sent_rv = metadata.get("resourceVersion")
@@ -496,8 +513,16 @@ def _update(
             _allocate_service(cluster, new, existing)
     new["metadata"].pop("resourceVersion", None)
     new["metadata"]["resourceVersion"] = existing["metadata"]["resourceVersion"]
+    # The server keeps managedFields itself: what a client sends back (kubectl edit does) is ignored.
+    new["metadata"].pop("managedFields", None)
+    if "managedFields" in existing["metadata"]:
+        new["metadata"]["managedFields"] = existing["metadata"]["managedFields"]
     if new == existing:
         return existing
+    if writer is not None and subresource != "status":
+        new["metadata"]["managedFields"] = managed_fields.record(
+            existing, new, writer[0], writer[1], resource.api_version
+        )
     return _finish_write(cluster, resource, new, dry_run)
 
 
@@ -509,10 +534,10 @@ def replace(
     with cluster.store.lock:
         existing = get(cluster, resource, namespace, name)
         if subresource == "scale":
-            return _update_scale(cluster, resource, existing, obj, dry_run)
+            return _update_scale(cluster, resource, existing, obj, dry_run, query.manager)
         if not subresource:
             _check_fields(resource, obj, query)
-        return _update(cluster, resource, existing, obj, subresource, dry_run)
+        return _update(cluster, resource, existing, obj, subresource, dry_run, (query.manager, "Update"))
 
 
 # ---------------------------------------------------------------- scale
@@ -540,7 +565,12 @@ def scale_of(resource: Resource, obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def _update_scale(
-    cluster: Cluster, resource: Resource, existing: dict[str, Any], scale: dict[str, Any], dry_run: bool
+    cluster: Cluster,
+    resource: Resource,
+    existing: dict[str, Any],
+    scale: dict[str, Any],
+    dry_run: bool,
+    manager: str = "",
 ) -> dict[str, Any]:
     name = existing["metadata"]["name"]
     sent_rv = (scale.get("metadata") or {}).get("resourceVersion")
@@ -566,6 +596,10 @@ def _update_scale(
         "spec": {**existing["spec"], "replicas": replicas},
         "metadata": {**existing["metadata"], "generation": existing["metadata"].get("generation", 1) + 1},
     }
+    if manager:
+        new["metadata"]["managedFields"] = managed_fields.record(
+            existing, new, manager, "Update", resource.api_version
+        )
     stored = _finish_write(cluster, resource, new, dry_run)
     return scale_of(resource, stored)
 
@@ -614,10 +648,11 @@ def patch(
         if not isinstance(patched, dict):
             raise errors.bad_request("the patch did not produce an object")
         if subresource == "scale":
-            return 200, _update_scale(cluster, resource, existing, patched, dry_run)
+            return 200, _update_scale(cluster, resource, existing, patched, dry_run, query.manager)
         if not subresource:
             _check_fields(resource, patched, query)
-        return 200, _update(cluster, resource, existing, patched, subresource, dry_run)
+        writer = (query.manager, "Update")
+        return 200, _update(cluster, resource, existing, patched, subresource, dry_run, writer)
 
 
 def _apply(
@@ -641,7 +676,7 @@ def _apply(
     if subresource == "scale":
         if existing is None:
             raise errors.not_found(resource, name)
-        return 200, _update_scale(cluster, resource, existing, config, query.dry_run)
+        return 200, _update_scale(cluster, resource, existing, config, query.dry_run, manager)
     if not subresource:
         _check_fields(resource, config, query)
     key = (resource, namespace, name, manager)
@@ -650,7 +685,7 @@ def _apply(
             raise errors.not_found(resource, name)
         metadata = config.setdefault("metadata", {})
         metadata.setdefault("name", name)
-        created = create(cluster, resource, namespace, config, query)
+        created = create(cluster, resource, namespace, config, query, operation="Apply")
         if not query.dry_run:
             cluster.applied[key] = copy.deepcopy(config)
         return 201, created
@@ -666,7 +701,7 @@ def _apply(
         **merged["metadata"],
         "resourceVersion": sent_rv or existing["metadata"]["resourceVersion"],
     }
-    result = _update(cluster, resource, existing, merged, subresource, query.dry_run)
+    result = _update(cluster, resource, existing, merged, subresource, query.dry_run, (manager, "Apply"))
     if not query.dry_run:
         cluster.applied[key] = copy.deepcopy(config)
     return 200, result

@@ -182,7 +182,7 @@ class Handler(BaseHTTPRequestHandler):
                 return
             if not self._apply_faults(cluster, rest):
                 return
-            self._dispatch(cluster, rest, api.Query(query), raw)
+            self._dispatch(cluster, rest, api.Query(query, agent=self.headers.get("User-Agent", "")), raw)
         except errors.ApiError as error:
             self._error(error)
         except (BrokenPipeError, ConnectionResetError, ssl.SSLError, TimeoutError):

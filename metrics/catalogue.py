@@ -79,6 +79,12 @@ RECORDED = (
         ("result", "member_cluster"),
         PROPAGATION_BUCKETS,
     ),
+    MetricDef(
+        "karmada_ui_rollout_halts_total",
+        COUNTER,
+        "Number of times a staged rollout halted because a cluster of a wave failed, by workload binding.",
+        ("namespace", "name"),
+    ),
 )
 
 BY_NAME = {metric.name: metric for metric in (*CLUSTER_GAUGES, *RECORDED)}

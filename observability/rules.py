@@ -129,6 +129,23 @@ def alert_rules() -> list[Rule]:
                 "in the last 10 minutes."
             ),
         ),
+        Rule(
+            alert="RolloutHalted",
+            group="karmada-ui.rollouts",
+            expr=Compare(
+                SumBy(Increase("karmada_ui_rollout_halts_total", WINDOW), ("namespace", "name")),
+                ">",
+                0,
+            ),
+            for_seconds=0,
+            severity="critical",
+            summary=gettext_noop("The staged rollout of {{ $labels.namespace }}/{{ $labels.name }} halted"),
+            description=gettext_noop(
+                "A cluster of a wave of {{ $labels.namespace }}/{{ $labels.name }} did not get the new "
+                "revision ready within the progress deadline; later waves wait until an operator resumes "
+                "or aborts the rollout."
+            ),
+        ),
     ]
 
 

@@ -1,21 +1,27 @@
-"""Pages that look into the member clusters: a workload's copies, pods and events across clusters, and
-its pods' logs."""
+"""Pages that look into the member clusters: a workload's copies, pods and events across clusters, its
+pods' logs, the manifest we apply beside the live diff with its drift events, and drift counts."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
 
+from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
 
 from clusters.k8s import KubeError
 from core.errors import FieldError
 from core.permissions import role_required
-from core.roles import VIEWER
-from scheduling import pod_logs
-from scheduling.across_clusters import across_document, workload_across
-from scheduling.models import ResourceTemplate, Work
+from core.roles import OPERATOR, VIEWER, has_role
+from scheduling import services
+from scheduling.members import drift
+from scheduling.members import logs as pod_logs
+from scheduling.members.across import across_document, workload_across
+from scheduling.models import ResourceBinding, ResourceTemplate, Work
 
 
 @role_required(VIEWER)
@@ -90,3 +96,49 @@ def pod_logs_follow(request: HttpRequest, pk: int) -> HttpResponse:
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # a proxy in front must pass each line on at once
     return response
+
+
+@role_required(VIEWER)
+def workload_drift(request: HttpRequest, pk: int) -> HttpResponse:
+    """The fragment of the workload page: per cluster the manifest we apply, the live diff, the hold,
+    and the copy's drift events."""
+    template = get_object_or_404(ResourceTemplate, pk=pk)
+    context = {
+        "template": template,
+        "copies": drift.copies_drift(template),
+        "can_reapply": has_role(request.user, OPERATOR),
+    }
+    return render(request, "scheduling/_drift.html", context)
+
+
+@require_POST
+@role_required(OPERATOR)
+def workload_reapply(request: HttpRequest, pk: int) -> HttpResponse:
+    """Re-apply now: our manifest written to one member copy whose repair is held."""
+    template = get_object_or_404(ResourceTemplate, pk=pk)
+    binding = get_object_or_404(ResourceBinding.objects.select_related("template"), template=template)
+    cluster = request.POST.get("cluster", "").strip()
+    try:
+        result = services.reapply_copy(binding, cluster, user=request.user)
+    except FieldError as exc:
+        return HttpResponseBadRequest(exc.message)
+    if result.ok:
+        messages.success(request, _("%(cluster)s: our manifest is applied again.") % {"cluster": cluster})
+    else:
+        messages.error(
+            request,
+            _("%(cluster)s: the re-apply failed: %(why)s") % {"cluster": cluster, "why": result.message},
+        )
+    return redirect(reverse("scheduling:workload", args=[pk]) + "#drift")
+
+
+@role_required(VIEWER)
+def drift_counts(request: HttpRequest) -> HttpResponse:
+    """Drift in the last 24 h, for the fleet page (every cluster) or one cluster's page (`?cluster=`)."""
+    cluster = request.GET.get("cluster", "").strip()
+    context = {
+        "cluster": cluster,
+        "counts": drift.drift_counts(cluster),
+        "by_cluster": sorted(drift.drift_counts_by_cluster().items()) if not cluster else [],
+    }
+    return render(request, "scheduling/_drift_counts.html", context)

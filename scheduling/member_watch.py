@@ -25,7 +25,7 @@ from clusters.k8s import ClusterConnection, KubeError
 from clusters.k8s.watch import Expired, list_kind, watch_kind
 from clusters.models import Cluster
 from scheduling import tasks
-from scheduling.controllers import member_state, propagation
+from scheduling.controllers import member_state, propagation, rollouts
 from scheduling.karmada import names
 
 log = logging.getLogger(__name__)
@@ -239,6 +239,8 @@ class Watcher:
             self._merge(observed, member_state.observe_events(cluster, items))
         tasks.enqueue_works(sorted(set(observed.repair)))
         propagation.aggregate_bindings(observed.changed)
+        for binding_id in rollouts.active_binding_ids(binding_ids=sorted(observed.changed)):
+            tasks.after_commit(tasks.advance_rollout, binding_id)  # new member status may let a wave go
         if self.on_batch is not None:
             self.on_batch(observed)
         return len(batch)

@@ -38,6 +38,8 @@ __all__ = [
     "PropagationPolicy",
     "ResourceBinding",
     "ResourceTemplate",
+    "Rollout",
+    "TemplateRevision",
     "Work",
 ]
 
@@ -379,3 +381,79 @@ class FederatedResourceQuota(models.Model):
     @property
     def overall(self) -> dict[str, str]:
         return dict(self.spec.get("overall") or {})
+
+
+class DriftEvent(models.Model):
+    """A member copy found changed by someone else: what differed, which field managers set it, the
+    diff, and whether it was put back (by the repair, or an operator's re-apply) or the repair is held."""
+
+    REPAIRING = "repairing"
+    PUT_BACK = "put-back"
+    HELD = "held"
+    STATES = [(REPAIRING, "repairing"), (PUT_BACK, "put back"), (HELD, "held")]
+
+    binding = models.ForeignKey(ResourceBinding, on_delete=models.CASCADE, related_name="drift_events")
+    work = models.ForeignKey(Work, on_delete=models.SET_NULL, null=True, related_name="drift_events")
+    cluster_name = models.CharField(max_length=253, db_index=True)
+    object_kind = models.CharField(max_length=63)
+    object_namespace = models.CharField(max_length=253, blank=True)
+    object_name = models.CharField(max_length=253)
+    detected_at = models.DateTimeField(db_index=True)
+    changes = models.JSONField(default=list, help_text="[{path, desired, live, managers}]")
+    managers = models.JSONField(default=list, help_text="[{manager, operation, time}] of the changed fields")
+    diff = models.TextField(blank=True, help_text="unified diff of our manifest against the live copy")
+    state = models.CharField(max_length=16, choices=STATES, default=REPAIRING)
+    held_reason = models.TextField(blank=True)
+    put_back_at = models.DateTimeField(null=True, blank=True)
+    put_back_by = models.CharField(max_length=150, blank=True)
+
+    class Meta:
+        ordering = ["-detected_at", "-id"]
+        indexes = [models.Index(fields=["work", "put_back_at"])]
+
+    def __str__(self) -> str:
+        return f"drift of {self.object_kind} {self.object_name} in {self.cluster_name} ({self.state})"
+
+
+class TemplateRevision(models.Model):
+    """A template's manifest at one generation, kept so a staged rollout can hold clusters on it or
+    abort back to it."""
+
+    template = models.ForeignKey(ResourceTemplate, on_delete=models.CASCADE, related_name="revisions")
+    generation = models.PositiveBigIntegerField()
+    manifest = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["template", "generation"], name="template_revision_identity")
+        ]
+        ordering = ["template_id", "-generation"]
+
+    def __str__(self) -> str:
+        return f"{self.template} revision {self.generation}"
+
+
+class Rollout(models.Model):
+    """A staged rollout of one template revision over a binding's clusters, wave by wave (karmada-ui).
+
+    ``released`` holds the clusters already moved to the new revision, with when; every other target
+    cluster keeps ``from_revision``. The binding's latest rollout is the one that holds clusters back.
+    """
+
+    binding = models.ForeignKey(ResourceBinding, on_delete=models.CASCADE, related_name="rollouts")
+    from_revision = models.ForeignKey(TemplateRevision, on_delete=models.CASCADE, related_name="+")
+    to_revision = models.ForeignKey(TemplateRevision, on_delete=models.CASCADE, related_name="+")
+    phase = models.CharField(max_length=16, default="Progressing", db_index=True)
+    released = models.JSONField(default=dict, blank=True, help_text="{cluster: ISO time it was updated}")
+    failed = models.JSONField(default=list, blank=True, help_text="The stages that halted it.")
+    message = models.TextField(blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-pk"]
+
+    def __str__(self) -> str:
+        return f"Rollout of {self.binding} to revision {self.to_revision.generation}"

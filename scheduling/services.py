@@ -1,5 +1,6 @@
-"""The verbs other layers call: apply YAML (or one reviewed policy), delete a template, rebalance
-workloads, pause and resume them. Each write leaves one audit entry with who, what and the diff."""
+"""The verbs other layers call: apply YAML, objects or one reviewed policy, delete a template or a
+policy, rebalance workloads, pause and resume them, step their staged rollouts. Each write leaves one
+audit entry with who, what and the diff."""
 
 from __future__ import annotations
 
@@ -12,11 +13,18 @@ from django.db import transaction
 from django.utils import timezone
 
 from core import audit
-from core.errors import field_path
+from core.errors import FieldError, field_path
 from scheduling import tasks
+from scheduling.controllers import dispatch, drift_events, rollouts
 from scheduling.controllers.apply import Applied, ApplyError, ApplyResult, apply_documents, parse_yaml
 from scheduling.karmada.suspension import binding_suspension, normal_holds
-from scheduling.models import PropagationPolicy, ResourceBinding, ResourceTemplate
+from scheduling.models import (
+    ClusterTaintPolicy,
+    PropagationPolicy,
+    ResourceBinding,
+    ResourceTemplate,
+    Rollout,
+)
 
 ReviewedMove = tuple[str, Mapping[str, int], Mapping[str, int]]  # (workload, replicas before, after)
 
@@ -31,6 +39,25 @@ def apply_yaml(text: str, user: Any = None) -> ApplyResult:
     if not documents:
         raise ApplyError(0, "", "the YAML holds no object to apply")
     return _apply(documents, user)
+
+
+def apply_objects(documents: list[Any], user: Any = None) -> ApplyResult:
+    """Apply objects already parsed (the Kubernetes API's request bodies) exactly as apply_yaml does."""
+    if not documents:
+        raise ApplyError(0, "", "there is no object to apply")
+    return _apply(documents, user)
+
+
+def delete_policy(policy: Any, user: Any = None) -> None:
+    """Delete a propagation, override or taint policy, or a quota; the detector then re-claims every
+    template (a workload its policy held stays where it is until another policy claims it)."""
+    kind = getattr(policy, "kind", type(policy).__name__)
+    with transaction.atomic():
+        state = {"labels": policy.labels, "annotations": policy.annotations, "spec": policy.spec}
+        policy.delete()
+        audit.record(user, "delete", kind, policy.name, namespace=getattr(policy, "namespace", ""), old=state)
+        if not isinstance(policy, ClusterTaintPolicy):
+            tasks.after_commit(tasks.detect_all)
 
 
 def apply_reviewed_policy(
@@ -181,3 +208,59 @@ def set_hold(
             if what == DISPATCHING:
                 tasks.after_commit(tasks.sync_binding, binding.pk)
     return HoldResult(changed, binding.suspension, policy_suspension)
+
+
+@dataclass(frozen=True)
+class ReapplyResult:
+    """What an operator's re-apply of one member copy came to."""
+
+    ok: bool
+    action: str
+    message: str = ""
+
+
+def reapply_copy(binding: ResourceBinding, cluster: str, user: Any = None) -> ReapplyResult:
+    """Write our manifest to one member copy now, where its repair is held (dispatching suspended,
+    conflictResolution Abort, or the cluster was unreachable); audited, its open drift put back."""
+    work = binding.works.filter(cluster_name=cluster, deleting=False).first()
+    if work is None:
+        raise FieldError("cluster", f"the workload has no copy in a cluster named {cluster!r}")
+    outcome = dispatch.apply_now(work.pk)
+    ok = outcome.action not in ("failed", "refused")
+    who = getattr(user, "username", "") or "karmada-ui"
+    if ok:
+        drift_events.mark_put_back([work.pk], by=who)
+    audit.record(
+        user,
+        "reapply",
+        binding.template.kind,
+        binding.template.name,
+        namespace=binding.namespace,
+        summary=f"the copy in {cluster} re-applied by an operator: {outcome.action}",
+        new={"cluster": cluster, "action": outcome.action, "message": outcome.message},
+    )
+    return ReapplyResult(ok, outcome.action, outcome.message)
+
+
+def step_rollout(rollout: Rollout, step: str, user: Any = None) -> Rollout:
+    """Pause, resume or abort a staged rollout (raises RolloutRefused, a FieldError on ``step``).
+
+    Audited with the phase before and after; the Works follow after the commit: an abort puts every
+    updated cluster back on the previous revision, a resume lets the next wave go when it may.
+    """
+    with transaction.atomic():
+        before = rollout.phase
+        stepped = rollouts.step_rollout(rollout.pk, step, user.get_username() if user else "")
+        template = stepped.binding.template
+        audit.record(
+            user,
+            f"rollout.{step}",
+            template.kind,
+            template.name,
+            namespace=template.namespace,
+            summary=f"Rollout of revision {stepped.to_revision.generation}: {stepped.message}",
+            old={"phase": before},
+            new={"phase": stepped.phase},
+        )
+        tasks.after_commit(tasks.sync_binding, stepped.binding_id)
+    return stepped

@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import transaction
 
-from scheduling.controllers import detector, dispatch, marking, propagation, scheduler
+from scheduling.controllers import detector, dispatch, marking, propagation, rollouts, scheduler
 from scheduling.controllers import reconcile as reconciling
 
 # Works are applied in chunks: one task, many member calls in parallel.
@@ -65,6 +65,8 @@ def sync_binding(binding_id: int) -> None:
     enqueue_works(pending)
     if not pending:
         propagation.aggregate_binding(binding_id)  # e.g. a cluster left the targets
+    if rollouts.active_binding_ids(binding_ids=[binding_id]):
+        after_commit(advance_rollout, binding_id)  # a rollout started, or its members' status moved
 
 
 @shared_task(name="scheduling.tasks.apply_works", **ONCE)
@@ -73,6 +75,8 @@ def apply_works(work_ids: list[int]) -> None:
     result = dispatch.apply_works(work_ids)
     for binding_id in sorted(result.emptied_bindings):
         after_commit(sync_binding, binding_id)  # a deleted template finishes once its Works are gone
+    for binding_id in rollouts.active_binding_ids(work_ids=work_ids):
+        after_commit(advance_rollout, binding_id)  # new member status may let the next wave go
 
 
 @shared_task(name="scheduling.tasks.schedule_bindings", **ONCE)
@@ -99,3 +103,19 @@ def reconcile() -> None:
     if plan.schedule:
         after_commit(schedule_bindings, plan.schedule)
     enqueue_works(plan.apply)
+    after_commit(advance_rollouts)  # the pass collected every member's status
+
+
+@shared_task(name="scheduling.tasks.advance_rollout", **ONCE)
+def advance_rollout(binding_id: int) -> None:
+    """Move one staged rollout on; clusters it releases get the new revision through their Works."""
+    if rollouts.advance_rollout(binding_id):
+        after_commit(sync_binding, binding_id)
+
+
+@shared_task(name="scheduling.tasks.advance_rollouts", **ONCE)
+def advance_rollouts() -> None:
+    """The periodic pass over every rollout in progress (soak times end without any new status)."""
+    for binding_id in rollouts.active_binding_ids():
+        if rollouts.advance_rollout(binding_id):
+            after_commit(sync_binding, binding_id)

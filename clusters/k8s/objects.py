@@ -19,6 +19,10 @@ JSON_PATCH = "application/json-patch+json"
 STRATEGIC_PATCH = "application/strategic-merge-patch+json"
 # Fields the API server assigns on create that an update must carry over, or it is refused or reset.
 SERVICE_ASSIGNED = ("clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy", "healthCheckNodePort")
+# Our writes are recorded under this name in the member's managedFields, so a change by anyone else
+# shows there under its own manager.
+FIELD_MANAGER = "karmada-ui"
+AS_MANAGER = [("fieldManager", FIELD_MANAGER)]
 
 
 @dataclass(frozen=True)
@@ -139,8 +143,9 @@ def list_objects(
 def _send(
     conn: ClusterConnection, method: str, path: str, body: Any, headers: dict[str, str] | None, timeout: Any
 ) -> Any:
+    query = AS_MANAGER if method in ("POST", "PUT", "PATCH") else None
     with mapped_errors(conn.server):
-        return decode(request(api_client(conn, timeout), method, path, body=body, headers=headers))
+        return decode(request(api_client(conn, timeout), method, path, query, body=body, headers=headers))
 
 
 def create_object(

@@ -13,8 +13,8 @@ from rest_framework.views import APIView
 
 from clusters.k8s import KubeError
 from core.api_errors import ErrorSerializer, body
-from scheduling import pod_logs
-from scheduling.across_clusters import across_document, workload_across
+from scheduling.members import logs as pod_logs
+from scheduling.members.across import across_document, workload_across
 from scheduling.models import ResourceTemplate
 
 

@@ -12,6 +12,7 @@ from django.db import transaction
 
 from core import useryaml
 from core.errors import FieldError
+from scheduling.controllers.rollouts import keep_revision
 from scheduling.karmada import names
 from scheduling.karmada.priority import PRIORITY_CLASS_API_GROUP, PRIORITY_CLASS_KIND
 from scheduling.karmada.webhooks import (
@@ -404,16 +405,19 @@ def _apply_template(
             name=name,
             manifest=manifest,
         )
+        keep_revision(template)
         result.template_ids.append(template.pk)
         result.policies_changed = result.policies_changed or priority_class
         return Applied(kind, name, namespace, "created", new=manifest)
     if template.manifest == manifest and template.deleting_since is None:
         return Applied(kind, name, namespace, "unchanged")
     old = copy.deepcopy(template.manifest)
-    if _body(template.manifest) != _body(manifest):
+    bumped = _body(template.manifest) != _body(manifest)
+    if bumped:
         template.generation += 1
     template.manifest, template.api_version, template.deleting_since = manifest, api_version, None
     template.save()
+    keep_revision(template, previous=old if bumped else None)
     result.template_ids.append(template.pk)
     result.policies_changed = result.policies_changed or priority_class  # bindings re-resolve their priority
     return Applied(kind, name, namespace, "configured", old=old, new=manifest)

@@ -15,7 +15,7 @@ from clusters.k8s import ClusterConnection, KubeError, NotFound, objects
 from clusters.models import Cluster
 from metrics import recording
 from scheduling import events
-from scheduling.controllers import propagation
+from scheduling.controllers import drift_events, propagation
 from scheduling.karmada import names
 from scheduling.karmada.interpreter import interpret_health, reflect_status
 from scheduling.karmada.manifests import released_copy, retain_member_fields
@@ -141,6 +141,12 @@ def apply_works(work_ids: list[int], now: datetime | None = None) -> DispatchRes
         for work, outcome in zip(works, outcomes, strict=True):
             result.actions[work.pk] = outcome.action
             _record(work, outcome, now, result)
+        written = [
+            w.pk
+            for w, o in zip(works, outcomes, strict=True)
+            if o.action in ("created", "updated", "unchanged")
+        ]
+        drift_events.mark_put_back(written, now)  # a drifted copy written again holds our manifest
         # the member copies' status just read back goes into their bindings and templates at once
         propagation.aggregate_bindings({w.binding_id for w in works}, now)
     return result
@@ -178,3 +184,24 @@ def _record(work: Work, outcome: Outcome, now: datetime, result: DispatchResult)
             status_at=now,
             unhealthy_since=(work.unhealthy_since or now) if health == UNHEALTHY else None,
         )
+
+
+def apply_now(work_id: int, now: datetime | None = None) -> Outcome:
+    """An operator's re-apply of one copy: written even while dispatching is suspended, and over an
+    object that is not ours (which it then is); the outcome recorded as any apply's."""
+    now = now or timezone.now()
+    work = Work.objects.select_related("binding").get(pk=work_id)
+    conn, problem = _connections([work]).get(
+        work.cluster_name, (None, f"cluster {work.cluster_name} is not registered")
+    )
+    if conn is None:
+        outcome = Outcome("failed", reason="ClusterNotFound", message=problem)
+    else:
+        try:
+            applied = objects.apply_object(conn, work.manifest, merge=retain_member_fields)
+            outcome = Outcome(applied.action, applied.object)
+        except KubeError as exc:
+            outcome = Outcome("failed", reason="AppliedFailed", message=exc.message)
+    with transaction.atomic():
+        _record(work, outcome, now, DispatchResult())
+    return outcome

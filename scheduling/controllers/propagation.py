@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from clusters.k8s import objects
 from clusters.models import Cluster
+from scheduling.controllers import drift_events, rollouts
 from scheduling.controllers.planner_inputs import cluster_identity
 from scheduling.karmada import names
 from scheduling.karmada.interpreter import dependencies, interpret_health, reflect_status, workload_of
@@ -81,6 +82,12 @@ def plan_works(binding: ResourceBinding, works: dict[str, Work]) -> WorkPlan | N
         return None
     revise = needs_replica_revision(binding)
     work_name = names.work_name(template.namespace, template.name, template.kind)
+    held = rollouts.held_templates(binding)
+    try:
+        # overrides select a held cluster's copy by the revision it runs, not the one it waits for
+        held_workloads = {name: workload_of(revision) for name, revision in held.items()}
+    except InputError:
+        return None
     plan = WorkPlan(works=dict(works))
     for cluster_name, replicas in targets.items():
         cluster = clusters.get(cluster_name)
@@ -96,8 +103,8 @@ def plan_works(binding: ResourceBinding, works: dict[str, Work]) -> WorkPlan | N
         try:
             manifest, applied = member_manifest(
                 binding=binding,
-                template=template,
-                workload=workload,
+                template=held.get(cluster_name, template),
+                workload=held_workloads[cluster_name] if cluster_name in held else workload,
                 cluster=cluster_identity(cluster),
                 replicas=replicas if revise else None,
                 sources=sources,
@@ -130,7 +137,7 @@ def sync_binding(binding_id: int) -> list[int]:
         plan = plan_works(binding, {w.cluster_name: w for w in binding.works.all()})
         if plan is None:
             return []
-        if plan.settled:
+        if plan.settled and rollouts.due_start(binding, plan.works) is None:
             return plan.pending()
     return _sync_locked(binding_id)
 
@@ -148,6 +155,7 @@ def _sync_locked(binding_id: int) -> list[int]:
     works = {w.cluster_name: w for w in binding.works.select_for_update()}
     if binding.template.deleting_since is not None:
         return _retire_all(binding, works)
+    rollouts.start_if_needed(binding, works)
     plan = plan_works(binding, works)
     if plan is None:
         return []
@@ -305,6 +313,7 @@ def observe_copy(work: Work, current: dict[str, Any] | None, now: datetime) -> s
     REPAIR when the copy is missing or was changed by hand (re-apply it), STATUS when its status or
     health changed (written), "" when nothing did."""
     if current is None or not objects.is_subset(retain_member_fields(current, work.manifest), current):
+        drift_events.record_drift(work, current, now)
         if work.in_sync:
             Work.objects.filter(pk=work.pk).update(applied=False, applied_hash="")
             work.applied, work.applied_hash = False, ""

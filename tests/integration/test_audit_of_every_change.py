@@ -20,7 +20,14 @@ from observability import services as observability
 from observability.models import Receiver
 from scheduling import services as scheduling
 from scheduling.editor.applying import save_draft
-from scheduling.models import PropagationPolicy, ResourceBinding, ResourceTemplate
+from scheduling.models import (
+    PropagationPolicy,
+    ResourceBinding,
+    ResourceTemplate,
+    Rollout,
+    TemplateRevision,
+    Work,
+)
 from tests.integration.test_bad_input import run_command
 
 pytestmark = pytest.mark.django_db
@@ -326,12 +333,55 @@ def test_every_service_verb_leaves_one_audit_entry_with_its_diff(sim, operator, 
     assert AuditEntry.objects.get(action="pause-scheduling").changes == {
         "suspension": {"before": None, "after": {"scheduling": True}}
     }
+    Work.objects.create(
+        binding=binding,
+        cluster_name="beijing",
+        namespace="karmada-es-beijing",
+        name="default-shop-deployment",
+        manifest=template.manifest,
+        desired_hash="by-hand",
+    )
+    walk.step(
+        "re-apply a member copy whose repair is held",
+        lambda: scheduling.reapply_copy(binding, "beijing", user=operator),
+        "reapply",
+        "Deployment",
+        "shop",
+    )
+    revision = TemplateRevision.objects.get(template=template, generation=template.generation)
+    rollout = Rollout.objects.create(binding=binding, from_revision=revision, to_revision=revision)
+    walk.step(
+        "pause a staged rollout",
+        lambda: scheduling.step_rollout(rollout, "pause", user=operator),
+        "rollout.pause",
+        "Deployment",
+        "shop",
+    )
+    assert AuditEntry.objects.get(action="rollout.pause").changes == {
+        "phase": {"before": "Progressing", "after": "Paused"}
+    }
     walk.step(
         "delete a template",
         lambda: scheduling.delete_template(template, user=operator),
         "delete",
         "Deployment",
         "shop",
+    )
+    walk.step(
+        "apply parsed objects (the Kubernetes API)",
+        lambda: scheduling.apply_objects(
+            [yaml.safe_load(POLICY.replace("name: shop", "name: kube"))], operator
+        ),
+        "apply:created",
+        "PropagationPolicy",
+        "kube",
+    )
+    walk.step(
+        "delete a policy",
+        lambda: scheduling.delete_policy(PropagationPolicy.objects.get(name="kube"), user=operator),
+        "delete",
+        "PropagationPolicy",
+        "kube",
     )
 
     walk.user = admin_user
@@ -342,7 +392,7 @@ def test_every_service_verb_leaves_one_audit_entry_with_its_diff(sim, operator, 
     text = json.dumps(list(AuditEntry.objects.values()), default=str)
     assert sim.token("beijing") not in text and sim.token("shanghai") not in text
     assert HOOK_SECRET not in text
-    assert len(walk.seen) == 29
+    assert len(walk.seen) == 33
 
 
 # Each verb of the services the walk above calls; a new verb without a step there fails the next test.
@@ -371,11 +421,15 @@ WALKED = {
     },
     "scheduling": {
         "apply_yaml",
+        "apply_objects",
         "apply_reviewed_policy",
+        "delete_policy",
         "delete_template",
         "rebalance",
         "rebalance_policy",
         "set_hold",
+        "reapply_copy",
+        "step_rollout",
     },
 }
 

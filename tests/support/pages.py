@@ -25,15 +25,17 @@ ACTIONS_AND_FRAGMENTS = {
     "scheduling:cluster_workloads",
     "scheduling:workload-across",
     "scheduling:pod-logs-follow",
+    "scheduling:workload-drift",
+    "scheduling:workload-reapply",
 }
 
 
 def routes_with_arguments(resolver=None, prefix: str = "", namespace: str = "") -> Iterator[str]:
-    """The namespaced names of the page routes that take arguments (the API and the admin aside)."""
+    """The namespaced names of the page routes that take arguments (the APIs and the admin aside)."""
     resolver = resolver or get_resolver()
     for entry in resolver.url_patterns:
-        route = prefix + str(entry.pattern)
-        if route.startswith(("api/", "admin/")):
+        route = prefix + str(entry.pattern).removeprefix("^")
+        if route.startswith(("api/", "k8s/", "admin/")):
             continue
         if isinstance(entry, URLResolver):
             inner = ":".join(part for part in (namespace, entry.namespace or "") if part)

@@ -19,6 +19,7 @@ PACKAGES = (
     "observability",
     "membersim",
     "kubesyntax",
+    "kubeapi",
 )
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
 
@@ -35,6 +36,8 @@ CROSSINGS = (
     ("clusters/crossing_sim.py", "import membersim", "The dashboard never imports the cluster simulator"),
     ("kubesyntax/crossing.py", "import yaml", "Kubernetes syntax is pure"),
     ("kubesyntax/crossing_app.py", "import clusters.models", "Kubernetes syntax is pure"),
+    ("scheduling/crossing_kubeapi.py", "import kubeapi.views", "The apps in layers"),
+    ("kubeapi/crossing.py", "from core import audit", "The doors write through services"),
 )
 
 

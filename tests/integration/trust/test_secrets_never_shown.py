@@ -153,6 +153,8 @@ def joined(simulate, admin_user, caplog):
         "workload-across": {"pk": template.pk},
         "pod-logs": {"pk": template.pk},
         "pod-logs-follow": {"pk": template.pk},
+        "workload-drift": {"pk": template.pk},
+        "workload-reapply": {"pk": template.pk},
         "scheduling-workload-members": {"pk": template.pk},
         "scheduling-workload-logs": {"pk": template.pk},
         "scheduling-quota": {"namespace": template.namespace or "default", "name": "quota"},

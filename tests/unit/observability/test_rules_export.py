@@ -8,7 +8,13 @@ from metrics.catalogue import exposed_series_names
 from observability.export import export_yaml
 from observability.rules import alert_rules
 
-EXPECTED_ALERTS = {"ClusterUnhealthy", "ClusterCPUHigh", "WorksFailingToApply", "SchedulingFailures"}
+EXPECTED_ALERTS = {
+    "ClusterUnhealthy",
+    "ClusterCPUHigh",
+    "WorksFailingToApply",
+    "SchedulingFailures",
+    "RolloutHalted",
+}
 
 
 def selectors(node):

@@ -19,7 +19,7 @@ from clusters.k8s import (
 )
 from clusters.models import Cluster
 from core.errors import FieldError
-from scheduling.across_clusters import CALL_TIMEOUT, identity, pod_selector
+from scheduling.members.across import CALL_TIMEOUT, identity, pod_selector
 from scheduling.models import ResourceTemplate, Work
 
 DEFAULT_TAIL = 100

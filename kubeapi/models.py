@@ -1,0 +1,22 @@
+"""What the Kubernetes API keeps of its own: deletions, so a watch can say an object went away."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class Tombstone(models.Model):
+    """An object deleted through any door: its kind key, identity, last form and when it went."""
+
+    kind_key = models.CharField(max_length=320, help_text="group/Kind, e.g. apps/Deployment")
+    namespace = models.CharField(max_length=253, blank=True)
+    name = models.CharField(max_length=253)
+    resource_version = models.BigIntegerField(db_index=True)
+    document = models.JSONField()
+
+    class Meta:
+        indexes = [models.Index(fields=["kind_key", "resource_version"])]
+        ordering = ["resource_version"]
+
+    def __str__(self) -> str:
+        return f"{self.kind_key} {self.namespace}/{self.name}@{self.resource_version}"

@@ -1,0 +1,1 @@
+"""One store per family of models: rows in, Kubernetes objects out, and writes through the services."""

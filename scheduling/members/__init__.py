@@ -1,0 +1,1 @@
+"""Looking into the member clusters, read-only: a workload across clusters, pod logs, drift."""
