@@ -123,7 +123,8 @@ class Stack:
         }
 
     def argv(self, name: str) -> list[str]:
-        argv = [self.translate(part) for part in self.compose["services"][name]["command"]]
+        # Compose interpolates `${NAME:-default}` in commands too (the watcher's shard).
+        argv = [self.translate(interpolate(part, {})) for part in self.compose["services"][name]["command"]]
         return [sys.executable if argv[0] == "python" else str(BIN / argv[0]), *argv[1:]]
 
     def run(self, name: str, argv: list[str]) -> subprocess.CompletedProcess:
