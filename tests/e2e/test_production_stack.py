@@ -32,7 +32,9 @@ from tests.support.secrets import client_certificate, leaks, with_client_key
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 IMAGE_STATE = "/var/lib/karmada-ui"  # KARMADA_UI_VAR_DIR in the Dockerfile
-REDIS_DB = 12
+# A Redis database of its own, so leftover messages of other runs never meet this one; runs side by
+# side (several checkouts on one Redis) each name their own with STACK_REDIS_DB.
+REDIS_DB = int(os.environ.get("STACK_REDIS_DB", "12"))
 DEADLINE_S = 120
 APPLY = """apiVersion: apps/v1
 kind: Deployment
