@@ -10,6 +10,9 @@ from rest_framework.request import Request
 
 
 class StrictLimitOffsetPagination(LimitOffsetPagination):
+    # A larger limit is served as this many: one answer never holds the whole of a big fleet.
+    max_limit = 500
+
     def paginate_queryset(self, queryset: Any, request: Request, view: Any = None) -> list[Any] | None:
         for param, minimum in ((self.limit_query_param, 1), (self.offset_query_param, 0)):
             values = request.query_params.getlist(param)

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path, re_path
+from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from clusters.proxy import cluster_proxy
 from karmada_ui import views
 from karmada_ui.token_view import obtain_auth_token
 
@@ -34,12 +33,6 @@ urlpatterns = [
         "api/docs/",
         SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="api_docs.html"),
         name="api-docs",
-    ),
-    # The cluster proxy first: its paths would otherwise read as a Cluster's subresource.
-    re_path(
-        r"^k8s/apis/cluster\.karmada\.io/v1alpha1/clusters/(?P<name>[^/]+)/proxy(?:/(?P<path>.*))?$",
-        cluster_proxy,
-        name="cluster-proxy",
     ),
     path("k8s/", include("kubeapi.urls")),
     path("clusters/", include("clusters.urls")),

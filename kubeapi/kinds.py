@@ -9,6 +9,7 @@ from kubeapi.stores.base import Store
 from kubeapi.stores.bindings import BindingStore, WorkStore
 from kubeapi.stores.clusters import ClusterStore
 from kubeapi.stores.policies import policy_stores
+from kubeapi.stores.rebalancers import RebalancerStore
 from kubeapi.stores.templates import TemplateStore
 
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
@@ -109,6 +110,17 @@ def _karmada() -> list[Kind]:
             READ_VERBS,
             ("status",),
             store=WorkStore(),
+        ),
+        Kind(
+            "apps.karmada.io",
+            "v1alpha1",
+            "WorkloadRebalancer",
+            "workloadrebalancers",
+            False,
+            (),
+            KARMADA_CATEGORY,
+            subresources=("status",),
+            store=RebalancerStore(),
         ),
     ]
 

@@ -2,19 +2,37 @@
 
 from __future__ import annotations
 
+import json
 import secrets
 import string
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+import yaml
 from django.db import transaction
 from django.db.models import Q
+from django.utils import timezone
 
-from kubeapi import selection, versions
+from core import useryaml
+from kubeapi import managed, ownership, selection, versions
 from kubeapi.handling import as_api_error
 from kubeapi.kinds import Kind
 from kubeapi.status import ApiError, not_found, success
 
 GENERATED_SUFFIX = 5
+
+
+@dataclass(frozen=True)
+class Writer:
+    """Who writes: the user (for roles and the audit) and the field manager (for managedFields)."""
+
+    user: Any
+    manager: str
+
+
+# A write's answer becomes the managedFields to keep, given the stored object.
+Tracker = Callable[[dict[str, Any]], list[dict[str, Any]]]
 
 
 class DryRun(Exception):
@@ -61,7 +79,10 @@ def list_objects(kind: Kind, namespace: str, params: Any) -> dict[str, Any]:
     query = selection.query(params)
     limit = selection.limit_of(params)
     list_version = versions.current()
-    rows = rows_in(kind, namespace)
+    store = kind.store
+    rows = rows_in(kind, namespace).filter(
+        selection.database_filter(query, store.labels_field, store.name_field, store.namespace_field)
+    )
     token = params.get("continue", "")
     if token:
         list_version, (after_ns, after_name) = selection.decode_continue(token)
@@ -85,6 +106,7 @@ def list_objects(kind: Kind, namespace: str, params: Any) -> dict[str, Any]:
             break
         items.append(document)
         last = _key(kind, row)
+    managed.attach(kind, items)
     metadata: dict[str, Any] = {"resourceVersion": str(list_version)}
     if more:
         metadata["continue"] = selection.encode_continue(list_version, last)
@@ -133,13 +155,19 @@ def _checked_body(kind: Kind, body: Any, namespace: str, name: str = "") -> dict
     return body
 
 
-def _write(kind: Kind, dry_run: bool, name: str, action: Any) -> dict[str, Any]:
-    """Run a write in one transaction; a dry run answers the same and rolls it back."""
+def _write(kind: Kind, dry_run: bool, name: str, action: Any, track: Tracker | None = None) -> dict[str, Any]:
+    """Run a write in one transaction, keeping the managedFields `track` gives for the stored object;
+    a dry run answers the same and rolls it back."""
     try:
         with transaction.atomic():
             row = action()
             fresh = kind.store.rows().filter(pk=row.pk).first() if row is not None else None
             answer = kind.store.document(fresh) if fresh is not None else None
+            if answer is not None and track is not None:
+                kept = track(answer)
+                managed.save(kind, *_key(kind, fresh), kept)
+                if kept:
+                    answer["metadata"]["managedFields"] = kept
             if dry_run:
                 raise DryRun(answer)
     except DryRun as done:
@@ -151,7 +179,27 @@ def _write(kind: Kind, dry_run: bool, name: str, action: Any) -> dict[str, Any]:
     return answer or {}
 
 
-def create(kind: Kind, namespace: str, body: Any, user: Any, dry_run: bool) -> dict[str, Any]:
+def _tracked_update(
+    kind: Kind, before: dict[str, Any] | None, manager: str, subresource: str, base: list[dict[str, Any]]
+) -> Tracker:
+    now = timezone.now()
+
+    def track(after: dict[str, Any]) -> list[dict[str, Any]]:
+        return ownership.update(
+            base,
+            before,
+            after,
+            manager=manager,
+            api_version=kind.api_version,
+            keyed=kind.builtin,
+            subresource=subresource,
+            now=now,
+        )
+
+    return track
+
+
+def create(kind: Kind, namespace: str, body: Any, writer: Writer, dry_run: bool) -> dict[str, Any]:
     if kind.namespaced and not namespace:
         raise ApiError(405, f"create {kind.plural} in a namespace: /namespaces/NAME/{kind.plural}")
     document = _checked_body(kind, body, namespace)
@@ -163,7 +211,8 @@ def create(kind: Kind, namespace: str, body: Any, user: Any, dry_run: bool) -> d
             "AlreadyExists",
             details={"name": name, "group": kind.group, "kind": kind.plural},
         )
-    return _write(kind, dry_run, name, lambda: kind.store.create(document, user))
+    track = _tracked_update(kind, None, writer.manager, "", [])
+    return _write(kind, dry_run, name, lambda: kind.store.create(document, writer.user), track)
 
 
 def stale(kind: Kind, name: str) -> ApiError:
@@ -177,21 +226,94 @@ def stale(kind: Kind, name: str) -> ApiError:
 
 
 def replace(
-    kind: Kind, namespace: str, name: str, body: Any, user: Any, dry_run: bool, status: bool = False
+    kind: Kind, namespace: str, name: str, body: Any, writer: Writer, dry_run: bool, status: bool = False
 ) -> dict[str, Any]:
-    """PUT: the whole object; 409 when its resourceVersion is not the stored one."""
+    """PUT (and a patch's result): the whole object; 409 when its resourceVersion is not the stored
+    one. managedFields the client sent, when they differ from the kept ones, replace them (as kubectl
+    does when it moves a client-side apply to server-side)."""
     row = get_row(kind, namespace, name)
     document = _checked_body(kind, body, namespace, name)
     sent = str(document["metadata"].get("resourceVersion") or "")
     if sent and sent != str(kind.store.version(row)):
         raise stale(kind, name)
+    kept = managed.entries(kind, namespace, name)
+    given = ownership.valid_entries(document["metadata"].get("managedFields"))
+    base = given if given is not None and given != kept else kept
+    track = _tracked_update(kind, kind.store.document(row), writer.manager, "status" if status else "", base)
+    user = writer.user
     if status:
-        return _write(kind, dry_run, name, lambda: kind.store.replace_status(row, document, user))
-    return _write(kind, dry_run, name, lambda: kind.store.replace(row, document, user))
+        return _write(kind, dry_run, name, lambda: kind.store.replace_status(row, document, user), track)
+    return _write(kind, dry_run, name, lambda: kind.store.replace(row, document, user), track)
+
+
+def apply_body(raw: bytes) -> Any:
+    """An apply configuration: JSON (what kubectl sends) or YAML."""
+    try:
+        return json.loads(raw or b"null")
+    except (ValueError, UnicodeDecodeError):
+        pass
+    try:
+        return useryaml.load(raw)
+    except (yaml.YAMLError, UnicodeDecodeError, ValueError):
+        raise ApiError(400, "the apply configuration is neither JSON nor YAML") from None
+
+
+def apply(
+    kind: Kind,
+    namespace: str,
+    name: str,
+    config: Any,
+    writer: Writer,
+    dry_run: bool,
+    *,
+    force: bool,
+    subresource: str = "",
+) -> dict[str, Any]:
+    """Server-side apply: create the object from the configuration, or merge it into the stored one
+    with the fields' ownership checked (409 on a conflict unless forced) and kept."""
+    document = _checked_body(kind, config, namespace, name)
+    if document["metadata"].get("managedFields") is not None:
+        raise ApiError(
+            422,
+            "metadata.managedFields: Invalid value: must be nil in an apply configuration",
+            "Invalid",
+            causes=[
+                {"reason": "FieldValueInvalid", "field": "metadata.managedFields", "message": "must be nil"}
+            ],
+        )
+    row = kind.store.find(namespace, name)
+    options: dict[str, Any] = {"manager": writer.manager, "keyed": kind.builtin, "subresource": subresource}
+    live: dict[str, Any] | None = None
+    kept: list[dict[str, Any]] = []
+    if row is None:
+        if subresource or "create" not in kind.verbs:
+            raise not_found(kind, name)
+        action: Callable[[], Any] = lambda: kind.store.create(document, writer.user)  # noqa: E731
+    else:
+        live = kind.store.document(row)
+        sent = str(document["metadata"].get("resourceVersion") or "")
+        if sent and sent != str(kind.store.version(row)):
+            raise stale(kind, name)
+        kept = managed.entries(kind, namespace, name)
+        result = ownership.merged(kept, live, document, **options)
+        store = kind.store
+        if subresource:
+            action = lambda: store.replace_status(row, result, writer.user)  # noqa: E731
+        else:
+            action = lambda: store.replace(row, result, writer.user)  # noqa: E731
+    now = timezone.now()
+
+    def track(stored: dict[str, Any]) -> list[dict[str, Any]]:
+        # after the write, so a value the server defaults is no change; a conflict rolls it back
+        return ownership.applied(
+            kept, live, stored, document, api_version=kind.api_version, force=force, now=now, **options
+        )
+
+    return _write(kind, dry_run, name, action, track)
 
 
 def delete(
-    kind: Kind, namespace: str, name: str, user: Any, dry_run: bool, propagation: str
+    kind: Kind, namespace: str, name: str, writer: Writer, dry_run: bool, propagation: str
 ) -> dict[str, Any]:
     if propagation not in ("", "Foreground", "Background", "Orphan"):
         raise ApiError(400, f"propagationPolicy: {propagation!r} is not Foreground, Background or Orphan")
@@ -204,7 +326,7 @@ def delete(
     }
 
     def action() -> None:
-        kind.store.delete(row, user, propagation or "Background")
+        kind.store.delete(row, writer.user, propagation or "Background")
         return None
 
     _write(kind, dry_run, name, action)

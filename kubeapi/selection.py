@@ -8,12 +8,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from django.db.models import Q
+
 from kubeapi import versions
 from kubeapi.status import ApiError
 from kubesyntax.selector_text import parse_selector
-from kubesyntax.selectors import Selector, SelectorError
+from kubesyntax.selectors import DOES_NOT_EXIST, DOUBLE_EQUALS, EQUALS, EXISTS, IN, Selector, SelectorError
 
 FIELD_PATHS = ("metadata.name", "metadata.namespace")
+# The domain of the labels Karmada's controllers put on objects (and our documents add when answering).
+SERVER_LABELS = "karmada.io/"
 
 
 def label_selector(text: str) -> Selector:
@@ -23,9 +27,12 @@ def label_selector(text: str) -> Selector:
         raise ApiError(400, f"unable to parse requirement: {exc}") from None
 
 
-def field_selector(text: str) -> Callable[[dict[str, Any]], bool]:
+FieldTest = tuple[str, str, bool]  # (name or namespace, the value, equal or not)
+
+
+def field_tests(text: str) -> tuple[FieldTest, ...]:
     """metadata.name and metadata.namespace with =, == and != (what kubectl and controllers send)."""
-    tests: list[tuple[str, str, bool]] = []
+    tests: list[FieldTest] = []
     for term in filter(None, (t.strip() for t in (text or "").split(","))):
         operator = next((op for op in ("!=", "==", "=") if op in term), None)
         if operator is None:
@@ -38,6 +45,11 @@ def field_selector(text: str) -> Callable[[dict[str, Any]], bool]:
                 f"field label not supported: {path.strip()} (supported: {', '.join(FIELD_PATHS)})",
             )
         tests.append((path.strip().partition(".")[2], value.strip(), equal))
+    return tuple(tests)
+
+
+def field_selector(text: str) -> Callable[[dict[str, Any]], bool]:
+    tests = field_tests(text)
 
     def matches(document: dict[str, Any]) -> bool:
         metadata = document.get("metadata") or {}
@@ -46,10 +58,46 @@ def field_selector(text: str) -> Callable[[dict[str, Any]], bool]:
     return matches
 
 
+def _usable_key(key: str) -> bool:
+    # a JSON path lookup would read `a__b` as two steps and a number as a list index
+    return "__" not in key and not key.isdigit()
+
+
+def database_filter(
+    query: Query,
+    labels_field: str | None,
+    name_field: str,
+    namespace_field: str | None,
+) -> Q:
+    """What the database can select of a query, so a list reads only candidate rows (the documents are
+    still matched in full): label equality, set membership and existence on the stored labels, and
+    metadata.name/namespace equality. Karmada's labels, which the server adds to the documents it
+    answers (permanent ids, claims), are left to the full match."""
+    condition = Q()
+    if labels_field:
+        for requirement in query.labels.requirements:
+            key = requirement.key
+            if SERVER_LABELS in key or not _usable_key(key):
+                continue
+            lookup = f"{labels_field}__{key}"
+            if requirement.operator in (EQUALS, DOUBLE_EQUALS, IN):
+                condition &= Q(**{f"{lookup}__in": list(requirement.values)})
+            elif requirement.operator == EXISTS:
+                condition &= Q(**{f"{labels_field}__has_key": key})
+            elif requirement.operator == DOES_NOT_EXIST:
+                condition &= ~Q(**{f"{labels_field}__has_key": key})
+    for key, value, equal in query.field_tests:
+        column = name_field if key == "name" else namespace_field
+        if column and equal:
+            condition &= Q(**{column: value})
+    return condition
+
+
 @dataclass(frozen=True)
 class Query:
     labels: Selector
     fields: Callable[[dict[str, Any]], bool]
+    field_tests: tuple[FieldTest, ...] = ()
 
     def matches(self, document: dict[str, Any]) -> bool:
         labels = (document.get("metadata") or {}).get("labels") or {}
@@ -57,9 +105,8 @@ class Query:
 
 
 def query(params: Any) -> Query:
-    return Query(
-        label_selector(params.get("labelSelector", "")), field_selector(params.get("fieldSelector", ""))
-    )
+    text = params.get("fieldSelector", "")
+    return Query(label_selector(params.get("labelSelector", "")), field_selector(text), field_tests(text))
 
 
 def encode_continue(version: int, after: tuple[str, str]) -> str:

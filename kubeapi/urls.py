@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.urls import path, re_path
 
+from clusters.proxy import cluster_proxy
 from kubeapi import views
 
 app_name = "kubeapi"
@@ -49,4 +50,7 @@ for prefix, label in ((CORE, "core"), (NAMED, "named")):
         re_path(rf"{prefix}{PLURAL}/{NAME}/(?P<subresource>[a-z]+)$", views.item, name=f"{label}-sub"),
     ]
 
-urlpatterns = [*discovery, *objects]
+# The cluster proxy before the objects: its paths would otherwise read as a Cluster's subresource.
+PROXY = r"^apis/cluster\.karmada\.io/v1alpha1/clusters/(?P<name>[^/]+)/proxy(?:/(?P<path>.*))?$"
+
+urlpatterns = [*discovery, re_path(PROXY, cluster_proxy, name="cluster-proxy"), *objects]

@@ -6,7 +6,19 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 
-from kubeapi import access_reviews, catalogue, discovery, objects, openapi, patching, protobuf, tables, watch
+from kubeapi import (
+    access_reviews,
+    catalogue,
+    discovery,
+    managed,
+    objects,
+    openapi,
+    ownership,
+    patching,
+    protobuf,
+    tables,
+    watch,
+)
 from kubeapi.auth import require
 from kubeapi.handling import kube_view
 from kubeapi.kinds import Kind
@@ -89,6 +101,13 @@ def _kind(request: HttpRequest, group: str, version: str, plural: str, namespace
     return kind
 
 
+def _writer(request: HttpRequest) -> objects.Writer:
+    manager = ownership.manager_name(
+        request.GET.get("fieldManager", ""), request.headers.get("User-Agent", "")
+    )
+    return objects.Writer(request.user, manager)
+
+
 def _answer(request: HttpRequest, kind: Kind, body: dict[str, Any], status: int = 200) -> HttpResponse:
     if tables.wants_table(request.headers.get("Accept", "")):
         items = body["items"] if "items" in body else [body]
@@ -114,7 +133,7 @@ def collection(
         if "create" not in kind.verbs and kind.kind != "Cluster":
             raise ApiError(405, f"{kind.kind} is read-only through this API", "MethodNotAllowed")
         body = patching.parse_body(request.body)
-        answer = objects.create(kind, namespace, body, request.user, objects.dry_run_of(params))
+        answer = objects.create(kind, namespace, body, _writer(request), objects.dry_run_of(params))
         return json_response(answer, status=201)
     raise ApiError(405, f"{request.method} is not allowed on a collection", "MethodNotAllowed")
 
@@ -136,8 +155,9 @@ def item(
     user = request.user
     if request.method == "GET":
         require(user, group, plural, "get", name, namespace)
-        row = objects.get_row(kind, namespace, name)
-        return _answer(request, kind, kind.store.document(row))
+        document = kind.store.document(objects.get_row(kind, namespace, name))
+        managed.attach(kind, [document])
+        return _answer(request, kind, document)
     verb = {"PUT": "update", "PATCH": "patch", "DELETE": "delete"}.get(request.method or "")
     if verb is None:
         raise ApiError(405, f"{request.method} is not allowed on an object", "MethodNotAllowed")
@@ -145,20 +165,53 @@ def item(
     if verb not in kind.verbs:
         raise ApiError(405, f"{kind.kind} is read-only through this API", "MethodNotAllowed")
     dry_run = objects.dry_run_of(params)
+    writer = _writer(request)
     if verb == "delete":
         # kubectl sends its DeleteOptions (dryRun, propagationPolicy) in the body
         options = patching.parse_body(request.body) if request.body else {}
         options = options if isinstance(options, dict) else {}
         dry_run = dry_run or objects.dry_run_values(options.get("dryRun") or [])
         propagation = params.get("propagationPolicy") or options.get("propagationPolicy") or ""
-        return json_response(objects.delete(kind, namespace, name, user, dry_run, str(propagation)))
+        return json_response(objects.delete(kind, namespace, name, writer, dry_run, str(propagation)))
     if verb == "update":
         body = patching.parse_body(request.body)
-        return json_response(objects.replace(kind, namespace, name, body, user, dry_run, bool(subresource)))
+        return json_response(objects.replace(kind, namespace, name, body, writer, dry_run, bool(subresource)))
     content_type = (request.content_type or "").split(";")[0]
+    force = params.get("force", "")
+    if content_type == patching.APPLY_PATCH:
+        return _server_side_apply(request, kind, namespace, name, subresource, dry_run)
+    if force:
+        raise ApiError(
+            422,
+            "force: Forbidden: may not be specified for non-apply patch",
+            "Invalid",
+            causes=[{"reason": "FieldValueForbidden", "field": "force", "message": "only for apply patches"}],
+        )
     current = kind.store.document(objects.get_row(kind, namespace, name))
+    managed.attach(kind, [current])
     result = patching.patched(current, content_type, request.body, kind.builtin)
-    return json_response(objects.replace(kind, namespace, name, result, user, dry_run, bool(subresource)))
+    return json_response(objects.replace(kind, namespace, name, result, writer, dry_run, bool(subresource)))
+
+
+def _server_side_apply(
+    request: HttpRequest, kind: Kind, namespace: str, name: str, subresource: str, dry_run: bool
+) -> HttpResponse:
+    manager = request.GET.get("fieldManager", "")
+    if not manager:
+        raise ApiError(
+            422,
+            'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: '
+            "is required for apply patch",
+            "Invalid",
+            causes=[{"reason": "FieldValueRequired", "field": "fieldManager", "message": "Required value"}],
+        )
+    force = request.GET.get("force", "") in ("true", "1")
+    config = objects.apply_body(request.body)
+    writer = objects.Writer(request.user, ownership.manager_name(manager, ""))
+    answer = objects.apply(
+        kind, namespace, name, config, writer, dry_run, force=force, subresource=subresource
+    )
+    return json_response(answer)
 
 
 @kube_view

@@ -10,7 +10,7 @@ from typing import Any
 from django.db import close_old_connections
 from django.db.models import Max
 
-from kubeapi import selection, tombstones, versions
+from kubeapi import managed, selection, tombstones, versions
 from kubeapi.kinds import Kind
 from kubeapi.models import Tombstone
 from kubeapi.objects import rows_in
@@ -80,10 +80,12 @@ def _stream(
     cursor = start if start is not None else versions.current()
     seen: dict[tuple[str, str], int] = {}
     if start is None:
+        owners = managed.by_object(kind, namespace)
         for row in rows_in(kind, namespace).iterator(chunk_size=500):
             document = store.document(row)
             seen[_identity(document)] = store.version(row)
             if query.matches(document):
+                managed.attach(kind, [document], owners)
                 yield _event("ADDED", document)
     last_bookmark = time.monotonic()
     earlier = Tombstone.objects.filter(kind_key=key, resource_version__lte=cursor).aggregate(last=Max("pk"))
@@ -103,6 +105,7 @@ def _stream(
             if query.matches(document):
                 created = versions.of_time(getattr(row, store.created_field))
                 fresh = not known and created > (start if start is not None else cursor - COMMIT_LAG_US)
+                managed.attach(kind, [document])
                 yield _event("ADDED" if fresh else "MODIFIED", document)
         gone_rows = Tombstone.objects.filter(kind_key=key, pk__gt=last_tombstone)
         if namespace:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -59,6 +60,13 @@ def parse_quantity(text: str) -> Quantity:
     """Kubernetes' ParseQuantity: no spaces; below 1n rounds up to 1n; binary amounts cap at 2^63-1."""
     if not isinstance(text, str):
         raise QuantityError(f"not a quantity: {text!r}")
+    return _parse_text(text)
+
+
+# A fleet repeats a few quantities ("16", "64Gi", "110") in every node and pod it lists each cycle;
+# the result is immutable, so parse each text once (errors are not cached and raise every time).
+@functools.lru_cache(maxsize=4096)
+def _parse_text(text: str) -> Quantity:
     match = QUANTITY.fullmatch(text)
     if not match:
         raise QuantityError(f"not a quantity: {text!r} (write it as 500m, 2, 1.5Gi or 1e3)")

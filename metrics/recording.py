@@ -6,7 +6,8 @@ import atexit
 import json
 import logging
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 
 from django.db import DatabaseError, connection, transaction
@@ -24,6 +25,7 @@ RETENTION = timedelta(hours=1)  # minute rows kept for windowed increases; older
 Key = tuple[str, str, str, datetime]
 _pending: dict[Key, list[float]] = {}
 _pending_lock = threading.Lock()
+_together = threading.local()  # depth of `together()` blocks in this thread
 
 
 def labels_key(labels: Mapping[str, str]) -> str:
@@ -72,8 +74,20 @@ def _record(name: str, key: str, le: str, by: float, value: float) -> None:
     if _inside_work_transaction():
         # Written once the work commits; if it rolls back, the next write from this process takes them.
         transaction.on_commit(flush, robust=True)
-    else:
+    elif not getattr(_together, "depth", 0):
         flush()
+
+
+@contextmanager
+def together() -> Iterator[None]:
+    """Records made inside leave in one write when the block ends (a collection's two histograms)."""
+    _together.depth = getattr(_together, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _together.depth -= 1
+        if not _together.depth:
+            flush()
 
 
 def _add_pending(increments: Mapping[Key, list[float]]) -> None:

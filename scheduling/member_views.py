@@ -1,11 +1,14 @@
 """Pages that look into the member clusters: a workload's copies, pods and events across clusters, its
-pods' logs, the manifest we apply beside the live diff with its drift events, and drift counts."""
+pods' logs, the manifest we apply beside the live diff with its drift events, drift counts, and the
+fleet search with each object's page."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlencode
 
+import yaml
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -14,14 +17,19 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from clusters.k8s import KubeError
+from clusters.models import Cluster
 from core.errors import FieldError
 from core.permissions import role_required
 from core.roles import OPERATOR, VIEWER, has_role
 from scheduling import services
-from scheduling.members import drift
+from scheduling.karmada import names
+from scheduling.karmada.drift import masked
+from scheduling.members import drift, search
 from scheduling.members import logs as pod_logs
 from scheduling.members.across import across_document, workload_across
 from scheduling.models import ResourceBinding, ResourceTemplate, Work
+
+PAGE_EVENTS = 30  # the newest; the REST API answers up to across.MAX_EVENTS
 
 
 @role_required(VIEWER)
@@ -29,7 +37,9 @@ def workload_across_clusters(request: HttpRequest, pk: int) -> HttpResponse:
     """The fragment the workload page loads (and polls): per cluster the copy and its pods, then events."""
     template = get_object_or_404(ResourceTemplate, pk=pk)
     document = across_document(workload_across(template))
-    return render(request, "scheduling/_across_clusters.html", {"template": template, **document})
+    events = document.pop("events")
+    context = {"template": template, **document, "events": events[:PAGE_EVENTS], "events_total": len(events)}
+    return render(request, "scheduling/_across_clusters.html", context)
 
 
 def _log_context(template: ResourceTemplate, params: Any) -> dict[str, Any]:
@@ -142,3 +152,57 @@ def drift_counts(request: HttpRequest) -> HttpResponse:
         "by_cluster": sorted(drift.drift_counts_by_cluster().items()) if not cluster else [],
     }
     return render(request, "scheduling/_drift_counts.html", context)
+
+
+def _search_query(request: HttpRequest) -> tuple[search.SearchQuery | None, str, str]:
+    try:
+        return search.parse_query(request.GET), "", ""
+    except FieldError as exc:
+        return None, exc.field, exc.message
+
+
+@role_required(VIEWER)
+def search_page(request: HttpRequest) -> HttpResponse:
+    """Fleet search: the form, then one fragment per cluster that fills in as that cluster answers."""
+    query, field, error = _search_query(request)
+    context = {
+        "query": query or search.SearchQuery(),
+        "q": request.GET.get("q", ""),
+        "error": error,
+        "error_field": field,
+        "clusters": list(Cluster.objects.order_by("name").values_list("name", flat=True)),
+        "encoded": urlencode(query.params()) if query else "",
+        "deadline": search.DEADLINE,
+    }
+    return render(request, "scheduling/search.html", context, status=400 if error else 200)
+
+
+@role_required(VIEWER)
+def search_in_cluster(request: HttpRequest, name: str) -> HttpResponse:
+    """One cluster's matches (or that it timed out), the fragment the search page loads per cluster."""
+    cluster = get_object_or_404(Cluster, name=name)
+    query, field, error = _search_query(request)
+    if query is None:
+        return HttpResponseBadRequest(f"{field}: {error}")
+    answer = search.search_one(cluster, query)
+    return render(request, "scheduling/_search_cluster.html", {"answer": answer, "query": query})
+
+
+@role_required(VIEWER)
+def member_object(request: HttpRequest) -> HttpResponse:
+    """One object of a member cluster as it is there, managedFields left out and Secret values hidden."""
+    params = {key: request.GET.get(key, "").strip() for key in ("cluster", "kind", "namespace", "name")}
+    cluster = get_object_or_404(Cluster, name=params["cluster"])
+    context: dict[str, Any] = {"params": params, "error": "", "yaml": ""}
+    if not params["kind"] or not params["name"]:
+        return HttpResponseBadRequest(_("kind and name are required"))
+    try:
+        live = search.read_object(cluster, params["kind"], params["namespace"], params["name"])
+    except KubeError as exc:
+        context["error"] = exc.message
+    else:
+        shown = dict(masked(live))
+        shown["metadata"] = {k: v for k, v in (live.get("metadata") or {}).items() if k != "managedFields"}
+        context["yaml"] = yaml.safe_dump(shown, sort_keys=False)
+        context["managed"] = (shown["metadata"].get("labels") or {}).get(names.MANAGED_LABEL) == "true"
+    return render(request, "scheduling/member_object.html", context, status=502 if context["error"] else 200)

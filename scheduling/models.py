@@ -353,6 +353,32 @@ class ClusterTaintPolicy(models.Model):
         return f"ClusterTaintPolicy {self.name}"
 
 
+class WorkloadRebalancer(models.Model):
+    """A request for a fresh reschedule of named workloads (Karmada's apps.karmada.io WorkloadRebalancer):
+    each workload's outcome is kept as Karmada's status reports it."""
+
+    name = models.CharField(max_length=253, unique=True)
+    permanent_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    labels = models.JSONField(default=dict, blank=True)
+    annotations = models.JSONField(default=dict, blank=True)
+    # spec.workloads: [{apiVersion, kind, name, namespace}]
+    workloads = models.JSONField(default=list)
+    ttl_seconds_after_finished = models.PositiveIntegerField(null=True, blank=True)
+    # status.observedWorkloads: [{workload, result: Successful|Failed, reason}]
+    observed_workloads = models.JSONField(default=list, blank=True)
+    observed_generation = models.PositiveBigIntegerField(default=0)
+    finish_time = models.DateTimeField(null=True, blank=True)
+    generation = models.PositiveBigIntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return f"WorkloadRebalancer {self.name}"
+
+
 class FederatedResourceQuota(models.Model):
     """A FederatedResourceQuota (policy.karmada.io/v1alpha1): an overall limit for one namespace.
 

@@ -17,6 +17,7 @@ from core.errors import FieldError, field_path
 from scheduling import tasks
 from scheduling.controllers import dispatch, drift_events, rollouts
 from scheduling.controllers.apply import Applied, ApplyError, ApplyResult, apply_documents, parse_yaml
+from scheduling.karmada import rebalancer
 from scheduling.karmada.suspension import binding_suspension, normal_holds
 from scheduling.models import (
     ClusterTaintPolicy,
@@ -24,6 +25,7 @@ from scheduling.models import (
     ResourceBinding,
     ResourceTemplate,
     Rollout,
+    WorkloadRebalancer,
 )
 
 ReviewedMove = tuple[str, Mapping[str, int], Mapping[str, int]]  # (workload, replicas before, after)
@@ -123,7 +125,9 @@ def rebalance(bindings: list[ResourceBinding], user: Any = None, now: datetime |
         for binding in bindings:
             if binding.reschedule_triggered_at and binding.reschedule_triggered_at >= now:
                 continue
-            ResourceBinding.objects.filter(pk=binding.pk).update(reschedule_triggered_at=now)
+            ResourceBinding.objects.filter(pk=binding.pk).update(
+                reschedule_triggered_at=now, updated_at=timezone.now()
+            )
             audit.record(
                 user,
                 "rebalance",
@@ -137,6 +141,78 @@ def rebalance(bindings: list[ResourceBinding], user: Any = None, now: datetime |
             tasks.after_commit(tasks.schedule_binding, binding.pk)
             count += 1
     return count
+
+
+def _binding_of(reference: dict[str, str]) -> ResourceBinding | None:
+    return (
+        ResourceBinding.objects.filter(
+            template__api_version=reference["apiVersion"],
+            template__kind=reference["kind"],
+            template__name=reference["name"],
+            template__namespace=reference.get("namespace", ""),
+        )
+        .select_related("template")
+        .first()
+    )
+
+
+def save_rebalancer(document: dict[str, Any], user: Any = None) -> WorkloadRebalancer:
+    """Create or update a WorkloadRebalancer by name; each workload newly listed gets a fresh reschedule
+    of its binding (rebalance) and its line in the status, NotFound when it has none. Audited."""
+    metadata = document.get("metadata") or {}
+    name = str(metadata.get("name") or "")
+    if not name:
+        raise FieldError("metadata.name", "Required value")
+    spec = document.get("spec")
+    references = rebalancer.workloads_of(spec)
+    ttl = spec.get("ttlSecondsAfterFinished") if isinstance(spec, dict) else None
+    now = timezone.now()
+    with transaction.atomic():
+        row = WorkloadRebalancer.objects.select_for_update().filter(name=name).first()
+        old = (
+            {"workloads": row.workloads, "ttlSecondsAfterFinished": row.ttl_seconds_after_finished}
+            if row
+            else None
+        )
+        if row is None:
+            row = WorkloadRebalancer(name=name)
+        elif row.workloads != references or row.ttl_seconds_after_finished != ttl:
+            row.generation += 1
+        row.labels = dict(metadata.get("labels") or {})
+        row.annotations = dict(metadata.get("annotations") or {})
+        row.workloads = references
+        row.ttl_seconds_after_finished = ttl
+        done = {rebalancer.sort_key(e): e for e in row.observed_workloads if e.get("workload") in references}
+        for reference in references:
+            key = rebalancer.sort_key({"workload": reference})
+            if key in done:
+                continue
+            binding = _binding_of(reference)
+            if binding is not None:
+                rebalance([binding], user=user, now=now)
+            done[key] = rebalancer.observed(reference, binding is not None)
+        row.observed_workloads = [done[k] for k in sorted(done)]
+        row.observed_generation = row.generation
+        row.finish_time = row.finish_time or now
+        row.save()
+        new = {"workloads": references, "ttlSecondsAfterFinished": ttl}
+        if new != old:
+            audit.record(
+                user,
+                "apply:configured" if old else "apply:created",
+                "WorkloadRebalancer",
+                name,
+                old=old,
+                new=new,
+            )
+    return row
+
+
+def delete_rebalancer(row: WorkloadRebalancer, user: Any = None) -> None:
+    """Delete a WorkloadRebalancer; the reschedules it started stay done, as in Karmada."""
+    with transaction.atomic():
+        row.delete()
+        audit.record(user, "delete", "WorkloadRebalancer", row.name, old={"workloads": row.workloads})
 
 
 def rebalance_policy(policy: PropagationPolicy, user: Any = None, now: datetime | None = None) -> int:

@@ -9,6 +9,7 @@ import yaml
 from django.db.models import QuerySet
 
 from scheduling import events
+from scheduling.controllers import rollouts
 from scheduling.controllers.detector import candidate
 from scheduling.controllers.export import binding_document, propagation_policy_document, template_document
 from scheduling.karmada.interpreter import workload_of
@@ -19,8 +20,8 @@ from scheduling.karmada.suspension import (
     scheduling_suspended,
     suspended_on,
 )
-from scheduling.models import Event, PropagationPolicy, ResourceBinding, ResourceTemplate
-from scheduling.planner import InputError, Placement
+from scheduling.models import Event, PropagationPolicy, ResourceBinding, ResourceTemplate, Rollout
+from scheduling.planner import InputError, Placement, plan_waves
 
 MATCH_WORDS = {3: "name", 2: "labelSelector", 1: "kind"}
 
@@ -280,3 +281,52 @@ def event_dict(event: Event) -> dict[str, Any]:
 
 def policy_yaml(policy: PropagationPolicy) -> str:
     return yaml.safe_dump(propagation_policy_document(policy), sort_keys=False)
+
+
+def rollout_summary(binding: ResourceBinding, history: int = 10) -> dict[str, Any]:
+    """A workload's staged rollout as the rollout page and the API show it: its settings, the latest
+    rollout with every wave and where each cluster stands (and why it waits), the earlier rollouts,
+    the rollout events, and the steps an operator may take now."""
+    spec = rollouts.spec_of(binding)
+    rows = list(
+        Rollout.objects.select_related("from_revision", "to_revision").filter(binding=binding)[:history]
+    )
+    latest = rows[0] if rows else None
+    plan = rollouts.judge(latest) if latest is not None else None
+    if plan is not None:
+        waves = plan.as_dict()["waves"]
+    elif spec is not None:
+        planned = plan_waves(spec, rollouts.cluster_snapshots(binding), [c["name"] for c in binding.clusters])
+        waves = [{**wave.as_dict(), "state": "idle", "stages": []} for wave in planned]
+    else:
+        waves = []
+    found = Event.objects.filter(
+        object_kind=binding.kind,
+        object_namespace=binding.namespace,
+        object_name=binding.name,
+        reason__in=rollouts.EVENT_REASONS,
+    )[:50]
+    return {
+        "staged": spec is not None,
+        "settings": spec.as_dict() if spec is not None else None,
+        "rollout": None if latest is None else rollout_dict(latest),
+        "waves": waves,
+        "currentWave": plan.current_wave if plan is not None else None,
+        "history": [rollout_dict(row) for row in rows[1:]],
+        "events": [event_dict(event) for event in found],
+        "steps": rollouts.allowed_steps(latest) if latest is not None else [],
+    }
+
+
+def rollout_dict(rollout: Rollout) -> dict[str, Any]:
+    return {
+        "id": rollout.pk,
+        "phase": rollout.phase,
+        "message": rollout.message,
+        "fromRevision": rollout.from_revision.generation,
+        "toRevision": rollout.to_revision.generation,
+        "released": sorted(rollout.released),
+        "failed": rollout.failed,
+        "startedAt": rollout.started_at,
+        "finishedAt": rollout.finished_at,
+    }

@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.core.paginator import Paginator
+from django.db.models import Count, Prefetch
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
@@ -20,7 +21,8 @@ from core.models import AuditEntry
 from core.permissions import role_required
 from core.roles import OPERATOR, VIEWER, has_role
 from scheduling import quotas, services, summaries
-from scheduling.models import PropagationPolicy, ResourceBinding, ResourceTemplate
+from scheduling.controllers.rollouts import RolloutRefused
+from scheduling.models import PropagationPolicy, ResourceBinding, ResourceTemplate, Rollout
 from scheduling.placements import (
     PLACEMENT_SORTS,
     filter_placements,
@@ -30,6 +32,7 @@ from scheduling.placements import (
 )
 
 PAGE_SIZE = 50
+CLAIMED_SHOWN = 5  # workloads named per policy on the policy list; the policy's page lists them all
 SORTS = {"name": "name", "-name": "-name", "kind": "kind", "namespace": "namespace", "policy": "policy__name"}
 
 
@@ -102,6 +105,41 @@ def _hold_message(what: str, action: str, cluster: str, result: services.HoldRes
 
 
 @role_required(VIEWER)
+def workload_rollout(request: HttpRequest, pk: int) -> HttpResponse:
+    """The workload's staged rollout: its waves, where each cluster stands and why it waits."""
+    template = get_object_or_404(ResourceTemplate, pk=pk)
+    rows = ResourceBinding.objects.select_related("template", "policy")
+    binding = get_object_or_404(rows, template=template)
+    context = {
+        "template": template,
+        "binding": binding,
+        "summary": summaries.rollout_summary(binding),
+        "can_step": has_role(request.user, OPERATOR),
+    }
+    if request.htmx and request.htmx.target == "rollout-waves":
+        return render(request, "scheduling/_rollout_waves.html", context)
+    return render(request, "scheduling/rollout.html", context)
+
+
+@require_POST
+@role_required(OPERATOR)
+def workload_rollout_step(request: HttpRequest, pk: int) -> HttpResponse:
+    """Pause, resume or abort the workload's latest rollout."""
+    template = get_object_or_404(ResourceTemplate, pk=pk)
+    binding = get_object_or_404(ResourceBinding, template=template)
+    rollout = Rollout.objects.filter(binding=binding).first()
+    if rollout is None:
+        return HttpResponseBadRequest(_("This workload has no rollout to pause, resume or abort."))
+    try:
+        stepped = services.step_rollout(rollout, request.POST.get("step", ""), user=request.user)
+    except RolloutRefused as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, _("Rollout: %(message)s") % {"message": stepped.message})
+    return redirect("scheduling:workload-rollout", pk=pk)
+
+
+@role_required(VIEWER)
 def quota_panel(request: HttpRequest) -> HttpResponse:
     """Each namespace's FederatedResourceQuotas: used against limit, the workloads using them, refusals."""
     namespace = request.GET.get("namespace", "").strip()
@@ -112,8 +150,19 @@ def quota_panel(request: HttpRequest) -> HttpResponse:
 
 @role_required(VIEWER)
 def policies(request: HttpRequest) -> HttpResponse:
-    rows = PropagationPolicy.objects.prefetch_related("templates").order_by("kind", "namespace", "name")
-    return render(request, "scheduling/policies.html", {"policies": rows})
+    # A page of policies, each with its claim count and a few of its workloads: never every template.
+    first_claimed = Prefetch(
+        "templates",
+        queryset=ResourceTemplate.objects.order_by("namespace", "name", "pk")[:CLAIMED_SHOWN],
+        to_attr="first_claimed",
+    )
+    rows = (
+        PropagationPolicy.objects.annotate(claimed=Count("templates"))
+        .prefetch_related(first_claimed)
+        .order_by("kind", "namespace", "name")
+    )
+    page = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "scheduling/policies.html", {"policies": page.object_list, "page": page})
 
 
 @role_required(VIEWER)

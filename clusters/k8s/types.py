@@ -121,3 +121,16 @@ class ClusterEvent:
     count: int
     last_seen: str  # RFC 3339: lastTimestamp, else eventTime, else creationTimestamp
     source: str = ""
+
+
+@dataclass(frozen=True)
+class ObjectSummary:
+    """What a search shows of any object: identity, labels and annotations, never its contents."""
+
+    api_version: str
+    kind: str
+    namespace: str
+    name: str
+    created: str
+    labels: dict[str, str] = field(default_factory=dict)
+    annotations: dict[str, str] = field(default_factory=dict)

@@ -47,7 +47,7 @@ class Store:
     Writes run inside the view's transaction, which a dry run rolls back: a store never needs to know.
 
     `changed_field` is the row's last-change timestamp (the resourceVersion), `created_field` its
-    creation; `namespace_field` is None for cluster-scoped kinds.
+    creation; `namespace_field` is None for cluster-scoped kinds; `labels_field` the stored labels.
     """
 
     changed_field = "updated_at"
@@ -55,6 +55,9 @@ class Store:
     namespace_field: str | None = "namespace"
     name_field = "name"
     kind_name = ""
+    # where the row keeps the labels its document shows, so a list's label selector runs in the
+    # database (None: the labels are derived, matched on the documents only)
+    labels_field: str | None = None
 
     def rows(self) -> QuerySet:
         raise NotImplementedError

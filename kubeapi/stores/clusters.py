@@ -36,6 +36,7 @@ class ClusterStore(Store):
     changed_field = "updated"
     created_field = "created"
     namespace_field = None
+    labels_field = "labels"
 
     def rows(self) -> QuerySet:
         return Cluster.objects.all()

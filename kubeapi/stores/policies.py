@@ -44,6 +44,7 @@ class PolicyStore(ApplyStore):
         self.kind_name = kind
         self.to_document = to_document
         self.namespace_field = "namespace" if namespaced else None
+        self.labels_field = "labels"
 
     def rows(self) -> QuerySet:
         rows = self.model._default_manager.all()  # type: ignore[attr-defined]

@@ -20,6 +20,7 @@ class TemplateStore(ApplyStore):
         self.group = group
         self.kind_name = kind
         self.namespace_field = "namespace" if namespaced else None
+        self.labels_field = "manifest__metadata__labels"
 
     def rows(self) -> QuerySet:
         return ResourceTemplate.objects.filter(

@@ -332,3 +332,72 @@ class PreviewSerializer(CamelCaseSerializer):
     cost = serializers.JSONField(
         allow_null=True, help_text="the split's cost from the clusters' price labels"
     )
+
+
+# ------------------------------------------------------------------------------------ staged rollouts
+
+
+class RolloutStepRequestSerializer(serializers.Serializer):
+    """An operator's step on the workload's latest staged rollout."""
+
+    step = serializers.ChoiceField(
+        choices=["pause", "resume", "abort"],
+        help_text="pause (release nothing more), resume (a paused or halted rollout goes on), "
+        "abort (every updated cluster back on the previous revision)",
+    )
+
+
+class RolloutSerializer(CamelCaseSerializer):
+    """One rollout of a template revision."""
+
+    id = serializers.IntegerField()
+    phase = serializers.CharField(help_text="Progressing, Paused, Halted, Aborted, Complete or Superseded")
+    message = serializers.CharField()
+    from_revision = serializers.IntegerField(help_text="the template generation held clusters keep")
+    to_revision = serializers.IntegerField(help_text="the template generation being rolled out")
+    released = serializers.ListField(
+        child=serializers.CharField(), help_text="clusters given the new revision"
+    )
+    failed = serializers.JSONField(
+        help_text="the stages that halted it: [{cluster, wave, state, code, message}]"
+    )
+    started_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        data = dict(instance)
+        for key in ("startedAt", "finishedAt"):
+            if data.get(key) is not None:
+                data[key] = serializers.DateTimeField().to_representation(data[key])
+        return data
+
+
+class RolloutSummarySerializer(CamelCaseSerializer):
+    """A workload's staged rollout: its settings, the latest rollout wave by wave, the earlier ones."""
+
+    staged = serializers.BooleanField(
+        help_text="whether the policy's rollout.karmada-ui.io/waves stages rollouts"
+    )
+    settings = serializers.JSONField(
+        allow_null=True, help_text="{waves, soakSeconds, progressDeadlineSeconds}"
+    )
+    rollout = RolloutSerializer(allow_null=True)
+    waves = serializers.JSONField(
+        help_text="[{wave, rule, clusters, state, stages: [{cluster, wave, state, code, message}]}]"
+    )
+    current_wave = serializers.IntegerField(allow_null=True)
+    history = RolloutSerializer(many=True)
+    steps = serializers.ListField(
+        child=serializers.CharField(), help_text="the steps an operator may take now"
+    )
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        return {
+            "staged": instance["staged"],
+            "settings": instance["settings"],
+            "rollout": None if instance["rollout"] is None else RolloutSerializer(instance["rollout"]).data,
+            "waves": instance["waves"],
+            "currentWave": instance["currentWave"],
+            "history": [RolloutSerializer(row).data for row in instance["history"]],
+            "steps": instance["steps"],
+        }

@@ -30,6 +30,8 @@ from scheduling.api.serializers import (
     PreviewSerializer,
     QuotaSerializer,
     RebalancedSerializer,
+    RolloutStepRequestSerializer,
+    RolloutSummarySerializer,
     SuspensionRequestSerializer,
     SuspensionSerializer,
     WorkloadChainSerializer,
@@ -38,7 +40,7 @@ from scheduling.api.serializers import (
 from scheduling.controllers.apply import ApplyError
 from scheduling.controllers.export import export_documents, to_yaml
 from scheduling.controllers.preview import PreviewError, preview
-from scheduling.models import Event, PropagationPolicy, ResourceBinding, ResourceTemplate, Work
+from scheduling.models import Event, PropagationPolicy, ResourceBinding, ResourceTemplate, Rollout, Work
 
 NO_BODY = 'send YAML as the body, or JSON {"yaml": "..."}'
 APPLY_ERROR = OpenApiResponse(
@@ -181,6 +183,36 @@ class WorkloadSuspensionView(APIView):
         services.set_hold(binding, what, data[what], cluster=cluster, user=request.user)
         binding.refresh_from_db()
         return Response(SuspensionSerializer(summaries.suspension_summary(binding)).data)
+
+
+class WorkloadRolloutView(APIView):
+    """The workload's staged rollout (GET), and an operator's pause, resume or abort of it (POST)."""
+
+    @extend_schema(responses={200: RolloutSummarySerializer})
+    def get(self, request: Request, pk: int) -> Response:
+        binding = _binding_of(pk)
+        return Response(RolloutSummarySerializer(summaries.rollout_summary(binding)).data)
+
+    @extend_schema(
+        request=RolloutStepRequestSerializer,
+        responses={200: RolloutSummarySerializer, 400: OpenApiResponse(ErrorSerializer)},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        binding = _binding_of(pk)
+        serializer = RolloutStepRequestSerializer(
+            data=request.data if isinstance(request.data, dict) else None
+        )
+        serializer.is_valid(raise_exception=True)
+        rollout = Rollout.objects.filter(binding=binding).first()
+        if rollout is None:
+            raise FieldError("step", "the workload has no rollout: one starts when its template changes")
+        services.step_rollout(rollout, serializer.validated_data["step"], user=request.user)
+        return Response(RolloutSummarySerializer(summaries.rollout_summary(binding)).data)
+
+
+def _binding_of(pk: int) -> ResourceBinding:
+    template = get_object_or_404(ResourceTemplate, pk=pk)
+    return get_object_or_404(ResourceBinding.objects.select_related("template", "policy"), template=template)
 
 
 @dataclass

@@ -196,7 +196,11 @@ def _record(work: Work, outcome: Outcome, now: datetime, result: DispatchResult)
     elif outcome.action in ("refused", "failed"):
         changed = (work.applied_reason, work.applied_message) != (outcome.reason, outcome.message)
         Work.objects.filter(pk=work.pk).update(
-            applied=False, applied_hash="", applied_reason=outcome.reason, applied_message=outcome.message
+            applied=False,
+            applied_hash="",
+            applied_reason=outcome.reason,
+            applied_message=outcome.message,
+            updated_at=timezone.now(),
         )
         if changed:
             events.record(work, "Warning", outcome.reason, f"{work.cluster_name}: {outcome.message}")
@@ -209,6 +213,7 @@ def _record(work: Work, outcome: Outcome, now: datetime, result: DispatchResult)
             applied_reason="AppliedSuccessful",
             applied_message="Manifest has been successfully applied",
             applied_at=now,
+            updated_at=timezone.now(),
             status=reflect_status(outcome.live),
             health=health,
             status_at=now,

@@ -252,7 +252,10 @@ def aggregate_status(binding: ResourceBinding, now: datetime | None = None) -> N
         entries.append(entry)
         members.append(MemberStatus(work.cluster_name, work.status if work.status_at else None))
     if entries != binding.aggregated_status:
-        ResourceBinding.objects.filter(pk=binding.pk).update(aggregated_status=entries)
+        # updated_at is the resourceVersion the Kubernetes API's watches follow
+        ResourceBinding.objects.filter(pk=binding.pk).update(
+            aggregated_status=entries, updated_at=timezone.now()
+        )
         binding.aggregated_status = entries
     _aggregate_template_status(binding.template, members, now or timezone.now())
 
@@ -315,14 +318,16 @@ def observe_copy(work: Work, current: dict[str, Any] | None, now: datetime) -> s
     if current is None or not objects.is_subset(retain_member_fields(current, work.manifest), current):
         drift_events.record_drift(work, current, now)
         if work.in_sync:
-            Work.objects.filter(pk=work.pk).update(applied=False, applied_hash="")
+            Work.objects.filter(pk=work.pk).update(applied=False, applied_hash="", updated_at=timezone.now())
             work.applied, work.applied_hash = False, ""
         return REPAIR if work.applied_reason != "ConflictResolution" else ""
     status, health = reflect_status(current), interpret_health(current)
     if (status, health) == (work.status, work.health):
         return ""
     since = (work.unhealthy_since or now) if health == UNHEALTHY else None
-    Work.objects.filter(pk=work.pk).update(status=status, health=health, status_at=now, unhealthy_since=since)
+    Work.objects.filter(pk=work.pk).update(
+        status=status, health=health, status_at=now, unhealthy_since=since, updated_at=timezone.now()
+    )
     work.status, work.health, work.status_at, work.unhealthy_since = status, health, now, since
     return STATUS
 

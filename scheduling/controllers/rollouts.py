@@ -43,6 +43,16 @@ from scheduling.planner.waves import (
 log = logging.getLogger(__name__)
 
 KEEP_REVISIONS = 10
+EVENT_REASONS = (
+    "RolloutStarted",
+    "RolloutWaveStarted",
+    "RolloutHalted",
+    "RolloutPaused",
+    "RolloutResumed",
+    "RolloutAborted",
+    "RolloutSuperseded",
+    "RolloutComplete",
+)
 WORKLOAD_KINDS = ("Deployment", "StatefulSet", "ReplicaSet")
 HALTS_METRIC = "karmada_ui_rollout_halts_total"
 
@@ -184,7 +194,7 @@ def _start(
             f"stops and a new one starts from revision {base.generation}",
         )
     rollout = Rollout.objects.create(binding=binding, from_revision=base, to_revision=current)
-    waves = plan_waves(spec, _snapshots(binding), _targets(binding))
+    waves = plan_waves(spec, cluster_snapshots(binding), _targets(binding))
     plan_text = "; ".join(f"wave {w.number} {', '.join(w.clusters) or '(none)'}" for w in waves)
     events.record(
         binding,
@@ -238,7 +248,7 @@ def _targets(binding: ResourceBinding) -> list[str]:
     return [entry["name"] for entry in binding.clusters]
 
 
-def _snapshots(binding: ResourceBinding) -> list[ClusterSnapshot]:
+def cluster_snapshots(binding: ResourceBinding) -> list[ClusterSnapshot]:
     rows = Cluster.objects.filter(name__in=_targets(binding)).values_list("name", "labels")
     return [ClusterSnapshot(name=name, labels=dict(labels or {})) for name, labels in rows]
 
@@ -277,7 +287,7 @@ def judge(rollout: Rollout, now: datetime | None = None) -> RolloutPlan | None:
     if spec is None:
         return None
     works = {w.cluster_name: member_status(w) for w in binding.works.all() if not w.deleting}
-    waves = plan_waves(spec, _snapshots(binding), _targets(binding))
+    waves = plan_waves(spec, cluster_snapshots(binding), _targets(binding))
     return plan_rollout(
         spec,
         waves,
@@ -437,3 +447,8 @@ def step_rollout(rollout_id: int, step: str, username: str, now: datetime | None
         rollout.save()
         events.record(rollout.binding, "Normal", reason, message)
     return rollout
+
+
+def allowed_steps(rollout: Rollout) -> list[str]:
+    """The steps an operator may take on the rollout as it stands, in the order the page shows them."""
+    return [step for step, (phases, *_rest) in STEPS.items() if rollout.phase in phases]

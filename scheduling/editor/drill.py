@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
+from django.core.paginator import Page, Paginator
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -29,6 +30,8 @@ NOT_READY = "NotReady"
 NO_EXECUTE = "NoExecute"
 CONDITIONS = (NOT_READY, NO_EXECUTE)
 DRILL_TAINT = Taint("drill.karmada-ui.io/failure", "", "NoExecute")
+# Workloads re-planned and drawn per page: the page stays small (well under 1 MB) whatever the fleet.
+PAGE_SIZE = 20
 
 
 @dataclass
@@ -49,10 +52,15 @@ class Outcome:
 
 @dataclass
 class Drill:
+    """The workloads on the drilled cluster in all (summary), and the outcomes of one page of them."""
+
     cluster: str
     condition: str
     outcomes: list[Outcome] = field(default_factory=list)
     problem: str = ""
+    affected: int = 0  # workloads with replicas on the cluster
+    replicas_here: int = 0  # their replicas on it
+    page: Page | None = None
 
 
 def drilled_fleet(snapshots: list[ClusterSnapshot], cluster: str, condition: str) -> list[ClusterSnapshot]:
@@ -68,8 +76,9 @@ def drilled_fleet(snapshots: list[ClusterSnapshot], cluster: str, condition: str
     return changed
 
 
-def run_drill(cluster: str, condition: str, now: datetime | None = None) -> Drill:
-    """Every workload on ``cluster``: where its replicas would be after the simulated failure, and when."""
+def run_drill(cluster: str, condition: str, now: datetime | None = None, page: object = 1) -> Drill:
+    """The workloads on ``cluster`` counted, and for one page of them where their replicas would be
+    after the simulated failure, and when."""
     now = now or timezone.now()
     drill = Drill(cluster, condition)
     snapshots = inventory.fleet()
@@ -80,10 +89,21 @@ def run_drill(cluster: str, condition: str, now: datetime | None = None) -> Dril
         drill.problem = _("Choose NotReady or NoExecute.")
         return drill
     fleet = drilled_fleet(snapshots, cluster, condition)
-    bindings = ResourceBinding.objects.select_related("template", "policy").order_by("namespace", "name")
-    for binding in bindings:
-        before = binding.target_replicas()
-        if cluster not in before:
+    # One light query for the summary: only the placement of each binding, not its template or policy.
+    here: list[int] = []
+    for pk, clusters in ResourceBinding.objects.order_by("namespace", "name", "pk").values_list(
+        "pk", "clusters"
+    ):
+        replicas = {entry.get("name"): int(entry.get("replicas") or 0) for entry in clusters or []}
+        if cluster in replicas:
+            here.append(pk)
+            drill.replicas_here += replicas[cluster]
+    drill.affected = len(here)
+    drill.page = Paginator(here, PAGE_SIZE).get_page(page)
+    shown = ResourceBinding.objects.select_related("template", "policy").in_bulk(drill.page.object_list)
+    for pk in drill.page.object_list:
+        binding = shown.get(pk)
+        if binding is None:  # deleted since the summary was read
             continue
         try:
             outcome = _outcome(binding, fleet, cluster, condition, now)

@@ -22,6 +22,8 @@ from scheduling.planner import (
     TargetCluster,
     WorkloadPeer,
     plan,
+    plan_waves,
+    rollout_spec_from_annotations,
     split_cost,
 )
 
@@ -61,6 +63,7 @@ class ClusterRow:
     weight: int | None
     available: int | None
     cost_hour: float | None = None
+    wave: int | None = None
 
     @property
     def delta(self) -> int:
@@ -98,6 +101,8 @@ class Preview:
     quota_lines: list[str] = field(default_factory=list)
     cost: dict[str, Any] | None = None
     cost_lines: list[str] = field(default_factory=list)
+    # the staged rollout's wave plan over the proposed split: [{wave, rule, clusters}]
+    waves: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def error(self) -> dict[str, str] | None:
@@ -125,6 +130,22 @@ def matching_clusters(placement: Placement, snapshots: Sequence[ClusterSnapshot]
     if affinity is None:
         return [s.name for s in snapshots]
     return [s.name for s in snapshots if affinity.matches(s)]
+
+
+def _wave_plan(
+    doc: dict[str, Any], snapshots: Sequence[ClusterSnapshot], result: Plan
+) -> list[dict[str, Any]]:
+    """The waves a staged rollout of this split would go in (none when the policy stages nothing, or its
+    annotations do not parse: the checks beside the form say why)."""
+    try:
+        spec = rollout_spec_from_annotations(policy.as_map(policy.metadata(doc).get("annotations")))
+    except InputError:
+        return []
+    if spec is None or result.error is not None:
+        return []
+    is_workload = result.explanation.get("workload", {}).get("is_workload", True)
+    targets = [t.name for t in result.clusters if t.replicas > 0 or not is_workload]
+    return [wave.as_dict() for wave in plan_waves(spec, snapshots, targets)]
 
 
 def build_preview(
@@ -156,6 +177,8 @@ def build_preview(
         snapshots, binding.requirements, proposed, current if workload.current is not None else None
     )
     costs = {row["cluster"]: row["hour"] for row in (preview.cost or {}).get("clusters", [])}
+    preview.waves = _wave_plan(doc, snapshots, result)
+    wave_of = {name: wave["wave"] for wave in preview.waves for name in wave["clusters"]}
     for snapshot in snapshots:
         entry = entries.get(snapshot.name, {})
         if (
@@ -171,6 +194,7 @@ def build_preview(
                     weight=entry.get("weight"),
                     available=entry.get("available"),
                     cost_hour=costs.get(snapshot.name),
+                    wave=wave_of.get(snapshot.name),
                 )
             )
         if snapshot.name not in proposed:

@@ -270,7 +270,7 @@ def failure_drill(request: HttpRequest) -> HttpResponse:
     snapshots = inventory.fleet()
     cluster = request.GET.get("cluster") or ""
     condition = request.GET.get("condition") or drilling.NOT_READY
-    result = drilling.run_drill(cluster, condition) if cluster else None
+    result = drilling.run_drill(cluster, condition, page=request.GET.get("page")) if cluster else None
     context = {
         "fleet": snapshots,
         "cluster": cluster,

@@ -328,7 +328,7 @@ def _blocker(previous: WaveProgress) -> str:
     """Why the next wave waits on `previous`: its first cluster that is not through, and where it is."""
     for stage in previous.stages:
         if stage.state != UPDATED:
-            return f"waits for wave {previous.wave.number}: {stage.cluster} {stage.message}"
+            return f"waits for wave {previous.wave.number} ({stage.cluster}: {stage.message})"
     return f"waits for wave {previous.wave.number}"
 
 

@@ -1,5 +1,5 @@
-/* The logs page: with "follow" ticked, new lines of the pod's container arrive through an EventSource
-   and are appended while the tab stays open; unticking, or leaving the page, closes the stream. */
+/* The logs page: with "follow" ticked, the container's last lines and then each new one arrive through
+   an EventSource while the tab stays open; unticking, or leaving the page, closes the stream. */
 (function () {
   "use strict";
 
@@ -18,6 +18,7 @@
     }
     function start() {
       stop();
+      output.textContent = ""; /* the stream begins with the same tail: shown once, not twice */
       source = new EventSource(box.getAttribute("data-log-follow"));
       box.setAttribute("data-following", "true");
       source.onmessage = function (event) { append(event.data); };

@@ -97,6 +97,9 @@ def fleet(transactional_db, settings):
             "clusters:detail": "/clusters/c/beijing/",
             "scheduling:workload": f"/workloads/{ResourceTemplate.objects.get(name='shop').pk}/",
             "scheduling:pod-logs": f"/workloads/{ResourceTemplate.objects.get(name='shop').pk}/logs/",
+            "scheduling:workload-rollout": (
+                f"/workloads/{ResourceTemplate.objects.get(name='shop').pk}/rollout/"
+            ),
             "scheduling:policy": f"/policies/{PropagationPolicy.objects.get(name='shop-split').pk}/",
             "scheduling:policy_edit": "/policies/edit/default/shop-split/",
             "scheduling:cluster_policy_edit": "/policies/edit-cluster/namespaces-everywhere/",

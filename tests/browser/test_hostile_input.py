@@ -174,6 +174,7 @@ def hostile_world(transactional_db, settings):
         "clusters:detail (labels)": "/clusters/c/beijing/",
         "scheduling:workload": f"/workloads/{template.pk}/",
         "scheduling:pod-logs": f"/workloads/{template.pk}/logs/?cluster={q}&pod={q}&tail={q}",
+        "scheduling:workload-rollout": f"/workloads/{template.pk}/rollout/",
         "scheduling:policy": f"/policies/{policy.pk}/",
         "scheduling:policy_edit": f"/policies/edit/default/{quote(EVIL_NAME)}/",
         "scheduling:cluster_policy_edit": f"/policies/edit-cluster/{quote(EVIL_NAME)}/",

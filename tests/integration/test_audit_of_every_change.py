@@ -430,6 +430,8 @@ WALKED = {
         "set_hold",
         "reapply_copy",
         "step_rollout",
+        "save_rebalancer",
+        "delete_rebalancer",
     },
 }
 

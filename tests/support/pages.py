@@ -18,6 +18,7 @@ ACTIONS_AND_FRAGMENTS = {
     "clusters:unjoin",
     "scheduling:workload-rebalance",
     "scheduling:workload-hold",
+    "scheduling:workload-rollout-step",
     "scheduling:policy-rebalance",
     "observability:silence-expire",
     "observability:receiver-delete",
@@ -27,6 +28,7 @@ ACTIONS_AND_FRAGMENTS = {
     "scheduling:pod-logs-follow",
     "scheduling:workload-drift",
     "scheduling:workload-reapply",
+    "scheduling:search-cluster",
 }
 
 

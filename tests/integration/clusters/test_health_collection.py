@@ -194,3 +194,22 @@ def test_a_cluster_never_probed_since_it_joined_becomes_unknown(fast_health):
     Cluster.objects.create(name="fresh", api_endpoint="https://h", ready="True")
     assert mark_stale() == ["quiet"]
     assert dict(Cluster.objects.values_list("name", "ready")) == {"quiet": "Unknown", "fresh": "True"}
+
+
+def test_a_steady_collection_needs_five_queries_and_writes_only_what_changed(
+    beijing, django_assert_max_num_queries
+):
+    collect_cluster(cluster().pk)  # the first one runs discovery and writes the whole status
+    before = cluster()
+    # claim, read, one write of the result (lease released in it), the sample, the metrics
+    with django_assert_max_num_queries(5) as captured:
+        result = collect_cluster(before.pk)
+    assert result.ready == "True"
+    write = next(q["sql"] for q in captured.captured_queries if q["sql"].startswith("UPDATE"))
+    assert '"status"' not in write.split("WHERE")[0]  # the same nodes and conditions: not re-written
+    after = cluster()
+    assert after.status == before.status and after.lease_until is None
+    assert after.last_probe_at > before.last_probe_at
+    beijing.control("beijing", "node-notready", "beijing-node-2")
+    collect_cluster(cluster().pk)
+    assert cluster().status["nodeSummary"] == {"totalNum": 4, "readyNum": 3}

@@ -102,3 +102,46 @@ def test_an_unknown_cluster_is_a_clear_400(shop, operator_client):
     response = operator_client.get(reverse("scheduling:failure_drill"), {"cluster": "atlantis"})
     assert response.status_code == 400
     assert b"There is no cluster named atlantis." in response.content
+
+
+def many_shops(first: int, count: int) -> str:
+    """`count` Deployments shop-<i> that the policy of fleet_policy() takes, as one YAML file."""
+    return "---\n".join(
+        SHOP.replace(
+            "metadata: {name: shop, namespace: default}",
+            f"metadata: {{name: shop-{i:03d}, namespace: default, labels: {{group: shops}}}}",
+        )
+        for i in range(first, first + count)
+    )
+
+
+FLEET_POLICY = copy.deepcopy(POLICY_7_3)
+FLEET_POLICY["spec"]["resourceSelectors"] = [
+    {"apiVersion": "apps/v1", "kind": "Deployment", "labelSelector": {"matchLabels": {"group": "shops"}}}
+]
+
+
+def test_the_drill_is_summarised_and_paginated_with_bounded_queries_at_ten_times_the_fleet(
+    shop, operator_client, monkeypatch, django_assert_max_num_queries
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from scheduling.editor import drill
+
+    monkeypatch.setattr(drill, "PAGE_SIZE", 4)
+    url = reverse("scheduling:failure_drill")
+    query = {"cluster": "beijing", "condition": "NoExecute"}
+    apply_yaml(many_shops(0, 4) + "---\n" + yaml.safe_dump(FLEET_POLICY))
+    with CaptureQueriesContext(connection) as small:
+        assert operator_client.get(url, query).status_code == 200
+    apply_yaml(many_shops(4, 36))  # 40 workloads: ten times the fleet, ten pages
+    with django_assert_max_num_queries(len(small.captured_queries)):
+        response = operator_client.get(url, query)
+    body = response.content.decode()
+    assert "40 workloads have 280 replicas on beijing. Showing 1\u20134." in body
+    assert body.count('class="whatif-item drill-outcome"') == 4
+    assert "Page 1 of 10" in body
+    last = operator_client.get(url, {**query, "page": "10"}).content.decode()
+    assert 'data-workload="Deployment default/shop-039"' in last and "Showing 37\u201340." in last
+    assert len(response.content) < 1_000_000

@@ -76,6 +76,7 @@ def world(admin_user):
         "clusters:detail": "/clusters/c/beijing/",
         "scheduling:workload": f"/workloads/{ResourceTemplate.objects.get(name='shop').pk}/",
         "scheduling:pod-logs": f"/workloads/{ResourceTemplate.objects.get(name='shop').pk}/logs/",
+        "scheduling:workload-rollout": f"/workloads/{ResourceTemplate.objects.get(name='shop').pk}/rollout/",
         "scheduling:policy": f"/policies/{PropagationPolicy.objects.get(name='shop').pk}/",
         "scheduling:policy_edit": "/policies/edit/default/shop/",
         "scheduling:cluster_policy_edit": "/policies/edit-cluster/everywhere/",

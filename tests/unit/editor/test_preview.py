@@ -136,3 +136,23 @@ def test_the_rounding_is_explained_in_chinese_too():
     with translation.override("zh-hans"):
         preview = build_preview(POLICY_7_3, FLEET, WorkloadInput(11))
     assert "第 11 个" in preview.rounding[0]
+
+
+def staged(doc, waves):
+    doc = copy.deepcopy(doc)
+    doc["metadata"]["annotations"] = {"rollout.karmada-ui.io/waves": waves}
+    return doc
+
+
+def test_the_wave_plan_sits_beside_the_split_over_the_clusters_it_places_replicas_on():
+    preview = build_preview(staged(POLICY_7_3, "location/region=cn-north; *"), FLEET, WorkloadInput(10))
+    assert preview.waves == [
+        {"wave": 1, "rule": "location/region=cn-north", "clusters": ["beijing"]},
+        {"wave": 2, "rule": "*", "clusters": ["shanghai"]},
+    ]
+    assert {row.name: row.wave for row in preview.rows} == {"beijing": 1, "shanghai": 2}
+
+
+def test_a_policy_that_stages_nothing_or_cannot_be_read_shows_no_wave_plan():
+    assert build_preview(POLICY_7_3, FLEET, WorkloadInput(10)).waves == []
+    assert build_preview(staged(POLICY_7_3, "*; env=prod"), FLEET, WorkloadInput(10)).waves == []

@@ -146,7 +146,7 @@ def test_a_new_rollout_releases_the_first_wave_alone():
     assert result.release == ("staging-1",)
     assert result.current_wave == 1
     assert result.stages["beijing"].state == "held"
-    assert result.stages["beijing"].message == "waits for wave 1: staging-1 updated now"
+    assert result.stages["beijing"].message == "waits for wave 1 (staging-1: updated now)"
 
 
 def test_the_next_wave_waits_while_the_previous_one_soaks():
@@ -155,7 +155,7 @@ def test_the_next_wave_waits_while_the_previous_one_soaks():
     assert result.release == ()
     assert result.stages["staging-1"].state == "soaking"
     assert result.stages["beijing"].message == (
-        "waits for wave 1: staging-1 every replica ready; soaking, 20s left"
+        "waits for wave 1 (staging-1: every replica ready; soaking, 20s left)"
     )
 
 
@@ -179,7 +179,7 @@ def test_one_cluster_of_a_wave_still_updating_holds_the_next_wave():
     assert result.release == ()
     assert result.stages["tianjin"].state == "updating"
     assert result.stages["shanghai"].message == (
-        "waits for wave 2: tianjin 2 of 3 replicas updated, 3 available"
+        "waits for wave 2 (tianjin: 2 of 3 replicas updated, 3 available)"
     )
 
 
