@@ -150,3 +150,23 @@ def test_a_hanging_cluster_is_named_on_the_search_page_and_unreachable_on_the_wo
     expect(
         page.locator('#workload-drift [data-cluster="shanghai"] [data-drift="unreachable"]')
     ).to_be_visible()
+
+
+def test_the_member_cluster_pages_read_in_chinese_and_dark(demo, signed_in_page, live_server, screenshot):
+    page = signed_in_page("viewer")
+    page.goto(f"{live_server.url}/workloads/{demo['shop'].pk}/")
+    page.emulate_media(color_scheme="dark")
+    page.select_option("#language-select", "zh-hans")
+    page.wait_for_selector("html[lang=zh-hans]")
+    expect(page.locator("#across-title")).to_contain_text("跨成员集群")
+    expect(page.locator('#workload-across [data-cluster="beijing"] .pods-table thead')).to_contain_text(
+        "未就绪原因"
+    )
+    expect(page.locator("#drift-title")).to_contain_text("生效清单与漂移")
+    expect(page.locator('#workload-drift [data-cluster="beijing"]')).to_contain_text("与我们应用的一致")
+    screenshot(page, "workload-across-zh-dark")
+    page.fill("#fleet-search", "kind:deploy shop")
+    page.press("#fleet-search", "Enter")
+    expect(page.locator('.search-cluster[data-cluster="shanghai"][data-state="answered"]')).to_contain_text(
+        "来自 Deployment shop"
+    )

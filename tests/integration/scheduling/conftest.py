@@ -15,3 +15,9 @@ def member_specs():
         member_spec("cluster-02", region="cn-east", labels={"env": "prod"}),
         member_spec("cluster-03", region="cn-south", labels={"env": "staging"}),
     ]
+
+
+@pytest.fixture
+def sim(member_sim):
+    """The members' simulator, by the name these tests have long used for it (faults: `sim.control`)."""
+    return member_sim
