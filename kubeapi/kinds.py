@@ -14,6 +14,8 @@ from kubeapi.stores.templates import TemplateStore
 
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 READ_VERBS = ("get", "list", "watch")
+# bindings: read, and the fields Karmada lets users write (suspension.scheduling, rescheduleTriggeredAt)
+BINDING_VERBS = ("get", "list", "patch", "update", "watch")
 KARMADA_CATEGORY = ("karmada-io",)
 
 
@@ -83,7 +85,7 @@ def _karmada() -> list[Kind]:
             True,
             ("rb",),
             KARMADA_CATEGORY,
-            READ_VERBS,
+            BINDING_VERBS,
             ("status",),
             store=BindingStore("ResourceBinding"),
         ),
@@ -95,7 +97,7 @@ def _karmada() -> list[Kind]:
             False,
             ("crb",),
             KARMADA_CATEGORY,
-            READ_VERBS,
+            BINDING_VERBS,
             ("status",),
             store=BindingStore("ClusterResourceBinding"),
         ),

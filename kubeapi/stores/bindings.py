@@ -1,13 +1,20 @@
 """ResourceBinding, ClusterResourceBinding (work.karmada.io/v1alpha2) and Work (v1alpha1), read as
-Karmada writes them; the scheduler and the propagation own them."""
+Karmada writes them; the scheduler and the propagation own them. Of a binding, users write what
+Karmada lets them: `spec.suspension.scheduling` (pause and resume its scheduling, as third-party
+queueing systems do) and `spec.rescheduleTriggeredAt` (a fresh reschedule), through
+scheduling.services; any other change is refused with its field."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Model, QuerySet
+from django.utils.dateparse import parse_datetime
 
+from kubeapi.status import ApiError
 from kubeapi.stores.base import Store, server_metadata, timestamp
+from scheduling import services
 from scheduling.controllers.export import binding_document
 from scheduling.karmada import names
 from scheduling.models import ResourceBinding, Work
@@ -33,6 +40,75 @@ class BindingStore(Store):
             generation=row.generation,
         )
         return document
+
+    def replace(self, row: Model, document: dict[str, Any], user: Any) -> Model:
+        try:
+            return self._write_user_fields(row, document, user)
+        except ApiError as error:
+            # named as the API server names an invalid object: `The ResourceBinding "x" is invalid`
+            error.details.update(
+                {"name": getattr(row, "name", ""), "group": "work.karmada.io", "kind": self.kind_name}
+            )
+            raise
+
+    def _write_user_fields(self, row: Model, document: dict[str, Any], user: Any) -> Model:
+        current = self.document(row)
+        spec = _mapping(document.get("spec"), "spec")
+        have = current.get("spec") or {}
+        for key in sorted(set(spec) | set(have)):
+            if key not in WRITABLE and spec.get(key) != have.get(key):
+                raise _derived(f"spec.{key}", "set by the scheduler and the policy")
+        wanted = _mapping(spec.get("suspension"), "spec.suspension")
+        held = have.get("suspension") or {}
+        for key in sorted(set(wanted) | set(held)):
+            if key != "scheduling" and wanted.get(key) != held.get(key):
+                raise _derived(f"spec.suspension.{key}", "follows the policy's suspension")
+        for key in ("labels", "annotations"):
+            if ((document.get("metadata") or {}).get(key) or {}) != (current["metadata"].get(key) or {}):
+                raise _derived(f"metadata.{key}", "set by the control plane on bindings")
+        pause = wanted.get("scheduling")
+        if pause not in (None, True, False):
+            raise _invalid("spec.suspension.scheduling", "must be true or false")
+        if bool(pause) != bool(held.get("scheduling")):
+            services.set_hold(row, services.SCHEDULING, bool(pause), user=user)  # type: ignore[arg-type]
+        triggered = spec.get("rescheduleTriggeredAt")
+        if triggered and triggered != have.get("rescheduleTriggeredAt"):
+            services.rebalance([row], user=user, now=_moment(triggered))  # type: ignore[list-item]
+        return row
+
+
+# spec fields a user may write on a binding (Karmada's API says so for each)
+WRITABLE = frozenset({"suspension", "rescheduleTriggeredAt"})
+
+
+def _invalid(
+    field: str, message: str, reason: str = "FieldValueInvalid", word: str = "Invalid value"
+) -> ApiError:
+    return ApiError(
+        422,
+        f"{field}: {word}: {message}",
+        "Invalid",
+        causes=[{"reason": reason, "field": field, "message": f"{word}: {message}"}],
+    )
+
+
+def _derived(field: str, message: str) -> ApiError:
+    return _invalid(field, f"cannot be changed: {message}", "FieldValueForbidden", "Forbidden")
+
+
+def _mapping(value: Any, field: str) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise _invalid(field, "must be an object")
+    return value
+
+
+def _moment(text: Any) -> datetime:
+    moment = parse_datetime(str(text))
+    if moment is None or moment.tzinfo is None:
+        raise _invalid("spec.rescheduleTriggeredAt", f"{text!r} is not an RFC 3339 time")
+    return moment
 
 
 def work_document(work: Work) -> dict[str, Any]:

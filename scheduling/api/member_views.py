@@ -1,12 +1,14 @@
-"""REST API that looks into the member clusters: a workload's copies, pods and events, pod logs, and the
-fleet search."""
+"""REST API that looks into the member clusters: a workload's copies, pods and events, pod logs, drift,
+and the fleet search."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -15,8 +17,9 @@ from rest_framework.views import APIView
 from clusters.k8s import KubeError
 from core.api_errors import ErrorSerializer, body
 from core.errors import FieldError
+from scheduling.karmada.drift import masked
+from scheduling.members import drift, search
 from scheduling.members import logs as pod_logs
-from scheduling.members import search
 from scheduling.members.across import across_document, workload_across
 from scheduling.models import ResourceTemplate
 
@@ -137,3 +140,39 @@ class SearchView(APIView):
         if query.empty:
             raise FieldError("", "give a kind, a namespace, part of a name or a label selector")
         return Response(SearchSerializer(search.search_document(list(search.search_fleet(query)))).data)
+
+
+class DriftEventSerializer(serializers.Serializer):
+    detectedAt = serializers.DateTimeField(source="detected_at")
+    changes = serializers.JSONField(help_text="[{path, desired, live, managers}]")
+    managers = serializers.JSONField(help_text="[{manager, operation, time}] from managedFields")
+    diff = serializers.CharField()
+    state = serializers.CharField(help_text="repairing, put-back or held")
+    heldReason = serializers.CharField(source="held_reason")
+    putBackAt = serializers.DateTimeField(source="put_back_at", allow_null=True)
+    putBackBy = serializers.CharField(source="put_back_by")
+
+
+class CopyDriftSerializer(serializers.Serializer):
+    cluster = serializers.CharField()
+    reachable = serializers.BooleanField()
+    error = serializers.CharField()
+    found = serializers.BooleanField(help_text="whether the cluster holds the copy")
+    manifest = serializers.SerializerMethodField(help_text="what karmada-ui applies there, Secrets masked")
+    changes = serializers.JSONField(help_text="where the live copy differs from it, now")
+    diff = serializers.CharField()
+    held = serializers.CharField(help_text="why the repair waits; empty when it goes ahead")
+    events = DriftEventSerializer(many=True)
+
+    @extend_schema_field(serializers.JSONField())
+    def get_manifest(self, row: Any) -> dict[str, Any]:
+        return masked(row.work.manifest)
+
+
+class WorkloadDriftView(APIView):
+    """Per member cluster the manifest we apply, the live diff, the hold and the drift events."""
+
+    @extend_schema(responses={200: CopyDriftSerializer(many=True)})
+    def get(self, request: Request, pk: int) -> Response:
+        template = get_object_or_404(ResourceTemplate, pk=pk)
+        return Response(CopyDriftSerializer(drift.copies_drift(template), many=True).data)

@@ -32,6 +32,11 @@ urlpatterns = [
     path(
         "workloads/<int:pk>/logs/", member_views.WorkloadLogsView.as_view(), name="scheduling-workload-logs"
     ),
+    path(
+        "workloads/<int:pk>/drift/",
+        member_views.WorkloadDriftView.as_view(),
+        name="scheduling-workload-drift",
+    ),
     path("search/", member_views.SearchView.as_view(), name="scheduling-search"),
     path("quotas/", views.QuotaListView.as_view(), name="scheduling-quotas"),
     path("quotas/<str:namespace>/<str:name>/", views.QuotaDetailView.as_view(), name="scheduling-quota"),

@@ -57,6 +57,8 @@ def held_reason(work: Work) -> str:
 def record_drift(work: Work, live: dict[str, Any] | None, now: datetime | None = None) -> DriftEvent | None:
     """Keep the drift found in a member copy; the open event of the same copy is updated, not repeated."""
     now = now or timezone.now()
+    if live is None and work.applied_reason == "ConflictResolution":
+        return None  # not ours to lose: an object of someone else's holds the name (the Work says so)
     found = describe(work, live)
     if not found["changes"]:
         return None

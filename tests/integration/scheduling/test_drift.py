@@ -9,6 +9,7 @@ import subprocess
 
 import pytest
 
+from clusters.k8s import objects
 from core.models import AuditEntry
 from scheduling import services
 from scheduling.members.drift import copies_drift, drift_counts
@@ -27,9 +28,9 @@ def shop(members):
 
 
 @pytest.fixture
-def by_hand(sim, member_kubeconfig):
+def by_hand(member_sim, member_kubeconfig):
     """Run kubectl against one simulated member, as a person at a terminal would."""
-    kubeconfig = member_kubeconfig(sim)
+    kubeconfig = member_kubeconfig(member_sim)
 
     def run(cluster: str, *args: str) -> None:
         subprocess.run(
@@ -106,3 +107,71 @@ def test_the_pages_show_the_diff_the_hold_and_the_counts(shop, by_hand, client, 
     answer = client.post(f"/workloads/{shop.pk}/reapply/", {"cluster": "cluster-02"})
     assert answer.status_code == 302
     assert client.post(f"/workloads/{shop.pk}/reapply/", {"cluster": "nowhere"}).status_code == 400
+
+
+def test_the_api_gives_each_copys_manifest_live_diff_hold_and_events(shop, by_hand, api_as, viewer, operator):
+    binding = ResourceBinding.objects.get(template=shop)
+    by_hand("cluster-01", "set", "image", "deployment/shop", "web=nginx:hacked")
+    converge(1)
+    services.set_hold(binding, services.DISPATCHING, True, user=operator)
+    by_hand("cluster-02", "scale", "deployment/shop", "--replicas=4")
+    rows = {row["cluster"]: row for row in api_as(viewer).get(f"/api/v1/workloads/{shop.pk}/drift/").json()}
+    assert rows["cluster-01"]["changes"] == [] and rows["cluster-01"]["held"] == ""
+    (event,) = rows["cluster-01"]["events"]
+    assert event["state"] == "put-back" and event["changes"][0]["managers"] == ["kubectl-set"]
+    assert event["putBackBy"] == "karmada-ui" and event["managers"][0]["manager"] == "kubectl-set"
+    assert rows["cluster-02"]["held"] == "dispatching is suspended"
+    assert [c["path"] for c in rows["cluster-02"]["changes"]] == ["spec.replicas"]
+    assert rows["cluster-02"]["manifest"]["metadata"]["labels"]["karmada.io/managed"] == "true"
+
+
+def test_an_object_someone_else_owns_is_a_held_diff_not_a_drift_event(members, operator):
+    conn = members["cluster-01"].connection()
+    theirs = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "shop", "namespace": "default"},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": "shop"}},
+            "template": {
+                "metadata": {"labels": {"app": "shop"}},
+                "spec": {"containers": [{"name": "web", "image": "theirs:1"}]},
+            },
+        },
+    }
+    objects.apply_object(conn, theirs)
+    services.apply_yaml(TWO_CONTAINERS)
+    converge(2)
+    assert DriftEvent.objects.filter(cluster_name="cluster-01").count() == 0
+    shop = ResourceTemplate.objects.get(name="shop")
+    row = {r.cluster: r for r in copies_drift(shop)}["cluster-01"]
+    assert row.held.startswith("conflictResolution is Abort")
+    assert any(c["path"].endswith("containers[name=web].image") for c in row.changes)
+
+
+OVERRIDE = """
+apiVersion: policy.karmada.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: beijing-mirror, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: shop}]
+  overrideRules:
+  - targetCluster: {clusterNames: [cluster-01]}
+    overriders:
+      imageOverrider:
+      - {component: Registry, operator: replace, value: mirror.example.com}
+"""
+
+
+def test_an_override_is_checked_by_looking_at_each_clusters_effective_manifest(members, client, viewer):
+    services.apply_yaml(OVERRIDE + "---\n" + TWO_CONTAINERS)
+    converge(1)
+    shop = ResourceTemplate.objects.get(name="shop")
+    client.force_login(viewer)
+    html = client.get(f"/workloads/{shop.pk}/drift/").content.decode()
+    beijing = html.split('data-cluster="cluster-01"')[1].split('data-cluster="cluster-02"')[0]
+    assert "OverridePolicy beijing-mirror" in beijing and "image: mirror.example.com/nginx:1.27" in beijing
+    shanghai = html.split('data-cluster="cluster-02"')[1]
+    assert "beijing-mirror" not in shanghai and "image: nginx:1.27" in shanghai
+    assert html.count('data-drift="in-sync"') == 2  # each copy is as its own effective manifest says

@@ -83,3 +83,14 @@ def test_a_workload_without_a_rollout_refuses_a_step_and_its_page_says_how_to_st
     assert page.status_code == 200
     assert "does not stage rollouts" in page.content.decode()
     assert client.post(f"/workloads/{pk}/rollout/step/", {"step": "abort"}).status_code == 400
+
+
+def test_the_rollout_page_reads_a_bounded_number_of_rows(
+    members, client, operator, django_assert_max_num_queries
+):
+    pk = start_rollout(members)
+    client.force_login(operator)
+    with django_assert_max_num_queries(16):
+        page = client.get(f"/workloads/{pk}/rollout/")
+    assert page.status_code == 200
+    assert 'data-cluster="cluster-03"' in page.content.decode()

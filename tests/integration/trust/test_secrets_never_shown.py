@@ -28,7 +28,8 @@ from membersim import ClusterSpec
 from observability.models import Alert, Delivery, Receiver, Silence
 from scheduling.models import PropagationPolicy, ResourceTemplate
 from tests.support.commands import run_command
-from tests.support.members import converge, eager_tasks
+from tests.support.eager import eager_tasks
+from tests.support.members import converge
 from tests.support.secrets import client_certificate, leaks, with_client_key
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -160,6 +161,7 @@ def joined(simulate, admin_user, caplog):
         "workload-reapply": {"pk": template.pk},
         "scheduling-workload-members": {"pk": template.pk},
         "scheduling-workload-logs": {"pk": template.pk},
+        "scheduling-workload-drift": {"pk": template.pk},
         "scheduling-quota": {"namespace": template.namespace or "default", "name": "quota"},
         "scheduling-policy": {"pk": policy.pk},
         "scheduling-policy-rebalance": {"pk": policy.pk},
