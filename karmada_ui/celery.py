@@ -61,16 +61,22 @@ app.conf.beat_schedule.update(health_beat_schedule())
 
 
 def _scheduling_schedule() -> dict:
-    """The level-triggered reconcile of scheduling/: re-drives whatever a lost task or dead worker missed."""
+    """The safety net of scheduling/ (re-drives whatever a lost task or dead worker missed) and failover."""
     from django.conf import settings
 
     interval = settings.SCHEDULING_RECONCILE_INTERVAL
+    failover = settings.SCHEDULING_FAILOVER_INTERVAL
     return {
         "scheduling.controllers.reconcile": {
             "task": "scheduling.tasks.reconcile",
             "schedule": interval,
             "options": {"expires": interval},
-        }
+        },
+        "scheduling.controllers.failover": {
+            "task": "scheduling.tasks.failover",
+            "schedule": failover,
+            "options": {"expires": failover},
+        },
     }
 
 

@@ -1,4 +1,5 @@
-"""The zero-setup demo: three simulated member clusters, a worker with beat and the web server."""
+"""The zero-setup demo: three simulated member clusters, a worker with beat, the member watcher and the
+web server."""
 
 from __future__ import annotations
 
@@ -213,6 +214,8 @@ def run(stdout, port: int) -> int:
                 "WARNING",
             ],
         )
+        # Member state by watch: status, health and hand edits reach the Works as they happen.
+        supervisor.start("watcher", [python, "manage.py", "watch_members"])
         supervisor.start(
             "web", [python, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload", "--skip-checks"]
         )

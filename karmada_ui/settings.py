@@ -221,7 +221,9 @@ HEALTH_SUCCESS_THRESHOLD = env_float("HEALTH_SUCCESS_THRESHOLD", 5.0, minimum=0.
 HEALTH_UNKNOWN_AFTER = env_float("HEALTH_UNKNOWN_AFTER", 40.0, minimum=1.0)
 
 # Scheduling and propagation: seconds between reconcile passes (detection, triggers, drift, status).
-SCHEDULING_RECONCILE_INTERVAL = env_float("SCHEDULING_RECONCILE_INTERVAL", 10.0, minimum=1.0)
+# The safety net re-checks the whole fleet (events do the work as it happens); failover runs often.
+SCHEDULING_RECONCILE_INTERVAL = env_float("SCHEDULING_RECONCILE_INTERVAL", 300.0, minimum=1.0)
+SCHEDULING_FAILOVER_INTERVAL = env_float("SCHEDULING_FAILOVER_INTERVAL", 10.0, minimum=1.0)
 # Staged rollouts: seconds between passes that move rollouts on (a Work's new status moves its own at once).
 ROLLOUT_ADVANCE_INTERVAL = env_float("ROLLOUT_ADVANCE_INTERVAL", 5.0, minimum=1.0)
 # NoExecute eviction: Gracefully (the old copy stays until the new clusters are healthy) or Directly,

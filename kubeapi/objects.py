@@ -155,9 +155,17 @@ def _checked_body(kind: Kind, body: Any, namespace: str, name: str = "") -> dict
     return body
 
 
-def _write(kind: Kind, dry_run: bool, name: str, action: Any, track: Tracker | None = None) -> dict[str, Any]:
+def _write(
+    kind: Kind,
+    dry_run: bool,
+    name: str,
+    action: Any,
+    track: Tracker | None = None,
+    stored_version: str = "",
+) -> dict[str, Any]:
     """Run a write in one transaction, keeping the managedFields `track` gives for the stored object;
-    a dry run answers the same and rolls it back."""
+    a dry run answers the same and rolls it back, with the resourceVersion the object still has
+    (`stored_version`: nothing was stored, so `kubectl diff` shows no resourceVersion change)."""
     try:
         with transaction.atomic():
             row = action()
@@ -169,6 +177,8 @@ def _write(kind: Kind, dry_run: bool, name: str, action: Any, track: Tracker | N
                 if kept:
                     answer["metadata"]["managedFields"] = kept
             if dry_run:
+                if answer is not None and stored_version:
+                    answer["metadata"]["resourceVersion"] = stored_version
                 raise DryRun(answer)
     except DryRun as done:
         return done.answer
@@ -241,9 +251,12 @@ def replace(
     base = given if given is not None and given != kept else kept
     track = _tracked_update(kind, kind.store.document(row), writer.manager, "status" if status else "", base)
     user = writer.user
+    version = str(kind.store.version(row))
     if status:
-        return _write(kind, dry_run, name, lambda: kind.store.replace_status(row, document, user), track)
-    return _write(kind, dry_run, name, lambda: kind.store.replace(row, document, user), track)
+        return _write(
+            kind, dry_run, name, lambda: kind.store.replace_status(row, document, user), track, version
+        )
+    return _write(kind, dry_run, name, lambda: kind.store.replace(row, document, user), track, version)
 
 
 def apply_body(raw: bytes) -> Any:
@@ -309,7 +322,9 @@ def apply(
             kept, live, stored, document, api_version=kind.api_version, force=force, now=now, **options
         )
 
-    return _write(kind, dry_run, name, action, track)
+    return _write(
+        kind, dry_run, name, action, track, str(live["metadata"]["resourceVersion"]) if live else ""
+    )
 
 
 def delete(

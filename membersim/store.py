@@ -93,6 +93,19 @@ class Store:
                 self.compacted_rv = rv
             return obj
 
+    def put_unseen(self, resource: Resource, obj: dict[str, Any]) -> dict[str, Any]:
+        """Store ``obj`` as put does, but tell no watcher: a lost watch event (no 410 either), for
+        proving that a client's periodic re-list repairs what its watch missed."""
+        with self.lock:
+            meta = obj["metadata"]
+            namespace = meta.get("namespace", "") if resource.namespaced else ""
+            objects = self._objects.setdefault(resource, {}).setdefault(namespace, {})
+            old = objects.get(meta["name"])
+            obj["metadata"] = {**meta, "resourceVersion": str(self.next_rv())}
+            objects[meta["name"]] = obj
+            self._index(resource, namespace, meta["name"], old, obj)
+            return obj
+
     def remove(self, resource: Resource, namespace: str, name: str) -> dict[str, Any] | None:
         with self.lock:
             objects = self._objects.get(resource, {}).get(namespace if resource.namespaced else "", {})

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
-from django.db.models import Prefetch, QuerySet
+from django.db.models import QuerySet
 
 from scheduling import events
 from scheduling.controllers import rollouts
@@ -20,7 +20,7 @@ from scheduling.karmada.suspension import (
     scheduling_suspended,
     suspended_on,
 )
-from scheduling.models import Event, PropagationPolicy, ResourceBinding, ResourceTemplate, Rollout, Work
+from scheduling.models import Event, PropagationPolicy, ResourceBinding, ResourceTemplate, Rollout
 from scheduling.planner import InputError, Placement, plan_waves
 
 MATCH_WORDS = {3: "name", 2: "labelSelector", 1: "kind"}
@@ -113,34 +113,30 @@ def suspension_summary(
 
 
 def cluster_replicas(binding: ResourceBinding) -> list[ClusterReplicas]:
-    """Per target cluster: desired from spec.clusters, ready and health from the works' collected status."""
-    works = {w.cluster_name: w for w in binding.works.all()}
+    """Per target cluster: desired from spec.clusters, ready and health from the aggregated status the
+    controllers store on every status change (so a list of workloads never loads their Works)."""
+    reported = {entry.get("clusterName"): entry for entry in binding.aggregated_status or []}
     rows = []
     for target in binding.clusters:
-        work = works.get(target["name"])
-        status = work.status if work else {}
-        ready = status.get("readyReplicas") if status else None
+        entry = reported.get(target["name"])
+        status = (entry or {}).get("status") or {}
         desired = target.get("replicas") if binding.replicas else None
         rows.append(
             ClusterReplicas(
                 cluster=target["name"],
                 desired=desired,
-                ready=ready,
-                health=work.health if work else "Unknown",
-                applied=bool(work and work.in_sync),
-                message=work.applied_message if work and not work.in_sync else "",
+                ready=status.get("readyReplicas"),
+                health=(entry.get("health") or "Unknown") if entry else "Unknown",
+                applied=bool(entry and entry.get("applied")),
+                message=str(entry.get("appliedMessage") or "") if entry and not entry.get("applied") else "",
             )
         )
     return rows
 
 
 def templates_with_bindings() -> QuerySet[ResourceTemplate]:
-    bindings = ResourceBinding.objects.prefetch_related(Prefetch("works", queryset=Work.objects.all()))
-    return (
-        ResourceTemplate.objects.filter(deleting_since__isnull=True)
-        .select_related("policy")
-        .prefetch_related(Prefetch("binding", queryset=bindings))
-    )
+    """Templates with their policy and binding: two queries per page, however many Works they have."""
+    return ResourceTemplate.objects.filter(deleting_since__isnull=True).select_related("policy", "binding")
 
 
 def workload_rows(templates: QuerySet[ResourceTemplate] | list[ResourceTemplate]) -> list[WorkloadRow]:

@@ -7,6 +7,7 @@ from django.db import transaction
 
 from scheduling.controllers import detector, dispatch, marking, propagation, rollouts, scheduler
 from scheduling.controllers import reconcile as reconciling
+from scheduling.models import Work
 
 # Works are applied in chunks: one task, many member calls in parallel.
 CHUNK = 100
@@ -55,8 +56,16 @@ def schedule_binding(binding_id: int, force: str = "") -> None:
 
 
 def enqueue_works(work_ids: list[int]) -> None:
-    for start in range(0, len(work_ids), CHUNK):
-        after_commit(apply_works, work_ids[start : start + CHUNK])
+    """Queue applies in chunks of one cluster each, so a slow cluster delays only its own chunks."""
+    if not work_ids:
+        return
+    by_cluster: dict[str, list[int]] = {}
+    for work_id, cluster in Work.objects.filter(pk__in=work_ids).values_list("pk", "cluster_name"):
+        by_cluster.setdefault(cluster, []).append(work_id)
+    for cluster in sorted(by_cluster):
+        ids = sorted(by_cluster[cluster])
+        for start in range(0, len(ids), CHUNK):
+            after_commit(apply_works, ids[start : start + CHUNK])
 
 
 @shared_task(name="scheduling.tasks.sync_binding", **ONCE)
@@ -73,6 +82,7 @@ def sync_binding(binding_id: int) -> None:
 def apply_works(work_ids: list[int]) -> None:
     """Member calls; failures are recorded on the Works and the periodic reconcile tries them again."""
     result = dispatch.apply_works(work_ids)
+    enqueue_works(sorted(result.requeue))  # their desired state moved on while they were applied
     for binding_id in sorted(result.emptied_bindings):
         after_commit(sync_binding, binding_id)  # a deleted template finishes once its Works are gone
     for binding_id in rollouts.active_binding_ids(work_ids=work_ids):
@@ -86,9 +96,16 @@ def schedule_bindings(binding_ids: list[int]) -> None:
         after_commit(sync_binding, binding_id)
 
 
+@shared_task(name="scheduling.tasks.failover", **ONCE)
+def failover() -> None:
+    """The time-driven controllers, every few seconds; what they changed is queued by object."""
+    mark_bindings(reconciling.failover_pass())
+
+
 @shared_task(name="scheduling.tasks.reconcile", **ONCE)
 def reconcile() -> None:
-    """The periodic level-triggered pass: re-drive whatever a lost task or a dead worker missed."""
+    """The slow level-triggered safety net: re-drive whatever a lost task, a dead worker or a missed
+    watch event left behind (the watcher and the dirty-binding queue do the work as it happens)."""
     plan = reconciling.reconcile()
     mark_bindings(plan.dirty)
     for binding_id in plan.redrive:

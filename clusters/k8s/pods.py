@@ -14,7 +14,7 @@ from clusters.k8s.types import ClusterEvent, PodState
 
 def _not_ready_reason(status: dict[str, Any]) -> str:
     """Why a pod is not ready, in kubectl's words: a container's waiting or terminated reason first,
-    then the Ready condition's reason, then the phase."""
+    then how a restarted container's last run ended, then the Ready condition's reason, then the phase."""
     for container in [*(status.get("initContainerStatuses") or []), *(status.get("containerStatuses") or [])]:
         if container.get("ready"):
             continue
@@ -23,6 +23,10 @@ def _not_ready_reason(status: dict[str, Any]) -> str:
             reason = (state.get(key) or {}).get("reason")
             if reason:
                 return str(reason)
+    for container in status.get("containerStatuses") or []:
+        last = ((container.get("lastState") or {}).get("terminated") or {}).get("reason")
+        if not container.get("ready") and last:
+            return f"{last} (restarted)"  # up again but not ready yet: why its last run ended
     for condition in status.get("conditions") or []:
         if condition.get("type") == "Ready" and condition.get("status") != "True":
             return str(condition.get("reason") or condition.get("message") or "NotReady")

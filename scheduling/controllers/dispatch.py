@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -15,7 +16,7 @@ from clusters.k8s import ClusterConnection, KubeError, NotFound, objects
 from clusters.models import Cluster
 from metrics import recording
 from scheduling import events
-from scheduling.controllers import drift_events, propagation
+from scheduling.controllers import drift_events, locks, propagation
 from scheduling.karmada import names
 from scheduling.karmada.interpreter import interpret_health, reflect_status
 from scheduling.karmada.manifests import released_copy, retain_member_fields
@@ -23,6 +24,10 @@ from scheduling.models import UNHEALTHY, Work
 
 # Calls to member clusters overlap; Karmada's execution controller runs concurrent work syncs likewise.
 PARALLEL_CALLS = 8
+# At most this many calls to one cluster at once in a process, so a slow cluster cannot take them all.
+PER_CLUSTER_CALLS = 4
+_gates: dict[str, threading.BoundedSemaphore] = {}
+_gates_lock = threading.Lock()
 
 
 @dataclass
@@ -42,6 +47,10 @@ class DispatchResult:
 
     actions: dict[int, str] = field(default_factory=dict)
     emptied_bindings: set[int] = field(default_factory=set)
+    # Works whose desired state moved on during the call: apply them again
+    requeue: set[int] = field(default_factory=set)
+    # Works another worker held (was applying) when this call began
+    skipped: list[int] = field(default_factory=list)
 
 
 def _conflict_message(manifest: dict[str, Any]) -> str:
@@ -119,8 +128,28 @@ def _connections(works: list[Work]) -> dict[str, tuple[ClusterConnection | None,
 
 
 def apply_works(work_ids: list[int], now: datetime | None = None) -> DispatchResult:
-    """Apply, release or delete each Work in its member cluster, calls in parallel; record the outcomes."""
+    """Apply, release or delete each Work in its member cluster, calls in parallel; record the outcomes.
+
+    Each Work is held by one worker at a time (locks.WORK): one that another worker is applying right
+    now is left to it (`skipped`); if that worker's manifest was an older one, its conditional write
+    fails and the Work is queued again (`requeue`), so no Work is applied twice at once and none is lost.
+    """
     now = now or timezone.now()
+    with locks.holding(locks.WORK, work_ids) as held:
+        result = _apply_held(held, now)
+    result.skipped = sorted(set(work_ids) - set(held))
+    return result
+
+
+def _cluster_gate(name: str) -> threading.BoundedSemaphore:
+    with _gates_lock:
+        gate = _gates.get(name)
+        if gate is None:
+            gate = _gates[name] = threading.BoundedSemaphore(PER_CLUSTER_CALLS)
+        return gate
+
+
+def _apply_held(work_ids: list[int], now: datetime) -> DispatchResult:
     works = list(Work.objects.select_related("binding").filter(pk__in=work_ids))
     conns = _connections(works)
 
@@ -129,7 +158,8 @@ def apply_works(work_ids: list[int], now: datetime | None = None) -> DispatchRes
             if work.deleting:
                 return _act(work, None, "")
             return _act(work, None, f"cluster {work.cluster_name} is not registered")
-        return _act(work, *conns[work.cluster_name])
+        with _cluster_gate(work.cluster_name):  # a slow cluster takes at most its share of the calls
+            return _act(work, *conns[work.cluster_name])
 
     if len(works) > 1:
         with ThreadPoolExecutor(max_workers=min(PARALLEL_CALLS, len(works))) as pool:
@@ -177,7 +207,7 @@ def _record(work: Work, outcome: Outcome, now: datetime, result: DispatchResult)
     elif outcome.live is not None:
         health = interpret_health(outcome.live)
         # Conditional: a Work whose desired state moved on meanwhile stays out of sync and is applied again.
-        Work.objects.filter(pk=work.pk, desired_hash=work.desired_hash).update(
+        written = Work.objects.filter(pk=work.pk, desired_hash=work.desired_hash).update(
             applied=True,
             applied_hash=work.desired_hash,
             applied_reason="AppliedSuccessful",
@@ -189,6 +219,8 @@ def _record(work: Work, outcome: Outcome, now: datetime, result: DispatchResult)
             status_at=now,
             unhealthy_since=(work.unhealthy_since or now) if health == UNHEALTHY else None,
         )
+        if not written:
+            result.requeue.add(work.pk)
 
 
 def apply_now(work_id: int, now: datetime | None = None) -> Outcome:

@@ -14,6 +14,7 @@ from clusters.k8s import objects
 from clusters.models import Cluster
 from scheduling.controllers import drift_events, rollouts
 from scheduling.controllers.planner_inputs import cluster_identity
+from scheduling.controllers.scheduler import set_condition
 from scheduling.karmada import names
 from scheduling.karmada.interpreter import dependencies, interpret_health, reflect_status, workload_of
 from scheduling.karmada.manifests import member_manifest, needs_replica_revision, retain_member_fields
@@ -229,6 +230,18 @@ def distribute_dependencies(binding: ResourceBinding) -> None:
 # ------------------------------------------------------------------------ status back, drift repair
 
 
+FULLY_APPLIED = "FullyApplied"
+
+
+def _fully_applied(targets: list[dict[str, Any]], entries: list[dict[str, Any]]) -> tuple[bool, str, str]:
+    """Karmada's FullyApplied condition: every scheduled cluster has its Work applied."""
+    scheduled = {t["name"] for t in targets}
+    applied = {e["clusterName"] for e in entries if e.get("applied")}
+    if scheduled and applied == scheduled and len(entries) == len(scheduled):
+        return True, "FullyAppliedSuccess", "All works have been successfully applied"
+    return False, "FullyAppliedFailed", "Failed to apply all works, see status.aggregatedStatus for details"
+
+
 def aggregate_status(binding: ResourceBinding, now: datetime | None = None) -> None:
     """status.aggregatedStatus: per target cluster, applied or not, the reflected status and health; and
     from the same Works the template's own status (replicas, conditions, observedGeneration)."""
@@ -251,10 +264,12 @@ def aggregate_status(binding: ResourceBinding, now: datetime | None = None) -> N
             entry["appliedMessage"] = work.applied_message
         entries.append(entry)
         members.append(MemberStatus(work.cluster_name, work.status if work.status_at else None))
-    if entries != binding.aggregated_status:
+    before = binding.condition(FULLY_APPLIED)
+    set_condition(binding, FULLY_APPLIED, *_fully_applied(binding.clusters, entries), now or timezone.now())
+    if entries != binding.aggregated_status or binding.condition(FULLY_APPLIED) != before:
         # updated_at is the resourceVersion the Kubernetes API's watches follow
         ResourceBinding.objects.filter(pk=binding.pk).update(
-            aggregated_status=entries, updated_at=timezone.now()
+            aggregated_status=entries, conditions=binding.conditions, updated_at=timezone.now()
         )
         binding.aggregated_status = entries
     _aggregate_template_status(binding.template, members, now or timezone.now())
@@ -297,6 +312,41 @@ def all_healthy(binding: ResourceBinding) -> bool:
     return bool(binding.clusters) and all(reported.get(c["name"]) == HEALTHY for c in binding.clusters)
 
 
+REPAIR, STATUS = "repair", "status"
+
+
+def copy_key(manifest: dict[str, Any]) -> tuple[str, str, str, str]:
+    """apiVersion, kind, namespace and name: how a Work finds its member copy in a listing."""
+    meta = manifest.get("metadata") or {}
+    return (
+        str(manifest.get("apiVersion")),
+        str(manifest.get("kind")),
+        str(meta.get("namespace") or ""),
+        str(meta.get("name")),
+    )
+
+
+def observe_copy(work: Work, current: dict[str, Any] | None, now: datetime) -> str:
+    """Compare a Work with its member copy as last seen (None: absent) and record what follows:
+    REPAIR when the copy is missing or was changed by hand (re-apply it), STATUS when its status or
+    health changed (written), "" when nothing did."""
+    if current is None or not objects.is_subset(retain_member_fields(current, work.manifest), current):
+        drift_events.record_drift(work, current, now)
+        if work.in_sync:
+            Work.objects.filter(pk=work.pk).update(applied=False, applied_hash="", updated_at=timezone.now())
+            work.applied, work.applied_hash = False, ""
+        return REPAIR if work.applied_reason != "ConflictResolution" else ""
+    status, health = reflect_status(current), interpret_health(current)
+    if (status, health) == (work.status, work.health):
+        return ""
+    since = (work.unhealthy_since or now) if health == UNHEALTHY else None
+    Work.objects.filter(pk=work.pk).update(
+        status=status, health=health, status_at=now, unhealthy_since=since, updated_at=timezone.now()
+    )
+    work.status, work.health, work.status_at, work.unhealthy_since = status, health, now, since
+    return STATUS
+
+
 def sync_cluster_objects(cluster: Cluster, now: datetime | None = None) -> list[int]:
     """Read every member copy this cluster should hold: record status and health, and return the ids of
     Works whose copy is missing or was changed by hand (to re-apply)."""
@@ -309,34 +359,14 @@ def sync_cluster_objects(cluster: Cluster, now: datetime | None = None) -> list[
         for item in objects.list_objects(
             conn, api_version, kind, label_selector=f"{names.MANAGED_LABEL}=true"
         ):
-            meta = item.get("metadata") or {}
-            live[(api_version, kind, str(meta.get("namespace") or ""), str(meta.get("name")))] = item
+            live[copy_key(item)] = item
     repair = []
     changed: set[int] = set()
     for work in works:
-        meta = work.manifest.get("metadata") or {}
-        key = (
-            work.manifest["apiVersion"],
-            work.manifest["kind"],
-            str(meta.get("namespace") or ""),
-            str(meta.get("name")),
-        )
-        current = live.get(key)
-        if current is None or not objects.is_subset(retain_member_fields(current, work.manifest), current):
-            drift_events.record_drift(work, current, now)
-            if work.in_sync:
-                Work.objects.filter(pk=work.pk).update(
-                    applied=False, applied_hash="", updated_at=timezone.now()
-                )
-            if work.applied_reason != "ConflictResolution":
-                repair.append(work.pk)
-            continue
-        status, health = reflect_status(current), interpret_health(current)
-        if (status, health) != (work.status, work.health):
-            since = (work.unhealthy_since or now) if health == UNHEALTHY else None
-            Work.objects.filter(pk=work.pk).update(
-                status=status, health=health, status_at=now, unhealthy_since=since, updated_at=timezone.now()
-            )
+        found = observe_copy(work, live.get(copy_key(work.manifest)), now)
+        if found == REPAIR:
+            repair.append(work.pk)
+        elif found == STATUS:
             changed.add(work.binding_id)
     aggregate_bindings(changed, now)
     return repair

@@ -1,4 +1,4 @@
-"""The periodic reconcile: detection, failover, load moves, schedule triggers, works and member copies."""
+"""The periodic safety net (detection, schedule triggers, works, member copies) and the failover pass."""
 
 from __future__ import annotations
 
@@ -46,17 +46,25 @@ def detect_all() -> list[int]:
     return queue_order(bindings)
 
 
+def failover_pass(now: datetime | None = None) -> list[int]:
+    """The time-driven controllers (taint policies, NoExecute evictions, application failover, eviction
+    release, load moves), run often; the bindings they changed, to be marked dirty."""
+    now = now or timezone.now()
+    failover.apply_taint_policies(now)  # taint changes mark their bindings (cluster_events)
+    changed = failover.run_taint_manager(now)
+    changed += failover.run_application_failover(now)
+    changed += failover.release_evictions(now)
+    changed += rescheduling.rebalance_by_load(now)
+    return changed
+
+
 def reconcile(now: datetime | None = None) -> ReconcilePlan:
     """One level-triggered pass; scheduling and member writes are left to the queues (see the plan)."""
     now = now or timezone.now()
     plan = ReconcilePlan()
     plan.redrive = marking.stale(now - LOST_MARK)
     detect_all()
-    failover.apply_taint_policies(now)  # taint changes mark their bindings (cluster_events)
-    plan.dirty += failover.run_taint_manager(now)
-    plan.dirty += failover.run_application_failover(now)
-    plan.dirty += failover.release_evictions(now)
-    plan.dirty += rescheduling.rebalance_by_load(now)
+    plan.dirty += failover_pass(now)
     deleting = {s.name for s in load_snapshots() if s.deleting}
     for binding in ResourceBinding.objects.select_related("template").order_by("pk"):
         # "Every reconcile" (Duplicated, non-workloads) fires on the events that mark the binding, not here.

@@ -94,9 +94,14 @@ def _pod(found: WorkloadPods, query: LogQuery) -> PodState:
 
 def _one(found: WorkloadPods, pod: PodState, query: LogQuery) -> str:
     container = query.container or (pod.containers[0] if pod.containers else "")
-    return read_pod_log(
-        found.conn, found.namespace, pod.name, container, query.tail, query.previous, timeout=CALL_TIMEOUT
-    )
+    try:
+        return read_pod_log(
+            found.conn, found.namespace, pod.name, container, query.tail, query.previous, timeout=CALL_TIMEOUT
+        )
+    except KubeError as exc:
+        if query.previous and exc.status == 400:  # the kubelet: this container never ran before
+            raise FieldError("previous", exc.message) from exc
+        raise
 
 
 def read_logs(template: ResourceTemplate, query: LogQuery) -> str:

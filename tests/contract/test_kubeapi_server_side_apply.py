@@ -4,6 +4,7 @@ kept and returned, a conflicting field manager answered 409 with the field and i
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
@@ -102,3 +103,14 @@ def test_apply_dry_run_keeps_nothing(kubectl):
     kubectl.run("apply", "--server-side", "--dry-run=server", "-f", "-", input=CONFIG_MAP)
     assert not ResourceTemplate.objects.filter(kind="ConfigMap", name="web").exists()
     assert not ManagedFields.objects.exists()
+
+
+def test_a_dry_run_answers_the_change_with_the_stored_resource_version(kubectl):
+    kubectl.run("apply", "--server-side", "-f", "-", input=CONFIG_MAP)
+    stored = kubectl.json("get", "configmap", "web")["metadata"]["resourceVersion"]
+    changed = CONFIG_MAP.replace('a: "1"', 'a: "3"')
+    for mode in (["--server-side"], []):
+        out = kubectl.run("apply", *mode, "--dry-run=server", "-o", "json", "-f", "-", input=changed).stdout
+        answer = json.loads(out)
+        assert answer["data"]["a"] == "3" and answer["metadata"]["resourceVersion"] == stored
+    assert kubectl.json("get", "configmap", "web")["data"]["a"] == "1"

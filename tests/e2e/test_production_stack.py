@@ -32,7 +32,9 @@ from tests.support.secrets import client_certificate, leaks, with_client_key
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 IMAGE_STATE = "/var/lib/karmada-ui"  # KARMADA_UI_VAR_DIR in the Dockerfile
-REDIS_DB = 12
+# A Redis database of its own, so leftover messages of other runs never meet this one; runs side by
+# side (several checkouts on one Redis) each name their own with STACK_REDIS_DB.
+REDIS_DB = int(os.environ.get("STACK_REDIS_DB", "12"))
 DEADLINE_S = 120
 APPLY = """apiVersion: apps/v1
 kind: Deployment
@@ -123,7 +125,8 @@ class Stack:
         }
 
     def argv(self, name: str) -> list[str]:
-        argv = [self.translate(part) for part in self.compose["services"][name]["command"]]
+        # Compose interpolates `${NAME:-default}` in commands too (the watcher's shard).
+        argv = [self.translate(interpolate(part, {})) for part in self.compose["services"][name]["command"]]
         return [sys.executable if argv[0] == "python" else str(BIN / argv[0]), *argv[1:]]
 
     def run(self, name: str, argv: list[str]) -> subprocess.CompletedProcess:

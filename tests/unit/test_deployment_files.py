@@ -13,7 +13,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKERS = {"worker-health": "health", "worker-schedule": "schedule", "worker-propagate": "propagate"}
-LONG_RUNNING = ("web", *WORKERS, "worker-default", "beat")
+LONG_RUNNING = ("web", *WORKERS, "worker-default", "beat", "watcher")
 
 
 def compose():

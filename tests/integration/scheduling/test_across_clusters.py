@@ -67,9 +67,9 @@ def test_the_api_lists_each_clusters_copy_its_pods_and_the_events_newest_first(s
 
 
 def test_a_cluster_that_hangs_shows_unreachable_in_its_own_row_while_the_others_answer(
-    shop, sim, api_as, viewer
+    shop, member_sim, api_as, viewer
 ):
-    sim.control("cluster-02", "down")
+    member_sim.control("cluster-02", "down")
     started = time.monotonic()
     answer = api_as(viewer).get(f"/api/v1/workloads/{shop.pk}/members/")
     took = time.monotonic() - started
@@ -132,3 +132,51 @@ def test_follow_streams_the_tail_as_server_sent_events(shop, client, viewer, api
     first = next(iter(answer.streaming_content)).decode()
     assert first.startswith("data: ")
     answer.close()
+
+
+CRASHY = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: crashy, namespace: default}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: crashy}}
+  template:
+    metadata:
+      labels: {app: crashy}
+      annotations: {membersim.io/fail: CrashLoopBackOff, membersim.io/backoff-seconds: "1"}
+    spec:
+      containers:
+      - {name: app, image: "busybox:1.36"}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: crashy, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: crashy}]
+  placement: {clusterAffinity: {clusterNames: [cluster-01]}}
+"""
+
+
+def test_a_crash_looping_pod_says_why_it_is_not_ready_and_its_previous_run_can_be_read(
+    members, shop, api_as, viewer
+):
+    apply_yaml(CRASHY)
+    converge(1)
+    crashy = ResourceTemplate.objects.get(name="crashy")
+    api = api_as(viewer)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        (row,) = api.get(f"/api/v1/workloads/{crashy.pk}/members/").json()["clusters"]
+        if row["pods"] and row["pods"][0]["restarts"] >= 1:
+            break
+        time.sleep(0.5)
+    (pod,) = row["pods"]
+    assert not pod["isReady"] and pod["reason"] in ("CrashLoopBackOff", "Error", "Error (restarted)")
+    answer = api.get(
+        f"/api/v1/workloads/{crashy.pk}/logs/?cluster=cluster-01&pod={pod['name']}&previous=true"
+    )
+    assert answer.status_code == 200 and answer.content.decode().strip()
+    shop_pod = api.get(f"/api/v1/workloads/{shop.pk}/members/").json()["clusters"][0]["pods"][0]["name"]
+    never = api.get(f"/api/v1/workloads/{shop.pk}/logs/?cluster=cluster-01&pod={shop_pod}&previous=true")
+    assert never.status_code == 400 and never.json()["field"] == "previous"

@@ -1,0 +1,126 @@
+"""Quick engine figures: apply -> applied Works/s, and what a quiet fleet costs per pass, at 200
+Duplicated workloads x 20 simulated clusters, on the database DATABASE_URL names (PostgreSQL here).
+
+Everything runs in this process as in the issue's first measurement (tasks eager: one in-process
+worker). Prints each figure beside the issue's "before" figure measured the same way.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench python bench/measure_engine.py
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+TMP = Path(tempfile.mkdtemp(prefix="measure-engine-"))
+os.environ.setdefault("DATABASE_URL", f"sqlite:///{TMP / 'bench.sqlite3'}")
+os.environ.update(
+    {
+        "DJANGO_SETTINGS_MODULE": "karmada_ui.settings",
+        "KARMADA_UI_VAR_DIR": str(TMP),
+        "CELERY_TASK_ALWAYS_EAGER": "1",
+        "LOG_LEVEL": "WARNING",
+    }
+)
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.core.management import call_command  # noqa: E402
+from django.db import connection  # noqa: E402
+
+from clusters.k8s import ClusterConnection  # noqa: E402
+from clusters.models import Cluster  # noqa: E402
+from membersim import ClusterSpec, Simulator  # noqa: E402
+from scheduling.controllers import reconcile as reconciling  # noqa: E402
+from scheduling.member_watch import Watcher  # noqa: E402
+from scheduling.models import Work  # noqa: E402
+from scheduling.services import apply_yaml  # noqa: E402
+
+CLUSTERS, WORKLOADS = 20, 200
+# Issue 15, PostgreSQL, one in-process worker, 20 simulated clusters, 200 workloads.
+BEFORE_WORKS_PER_S, BEFORE_IDLE_PASS_S = 116.0, 4.7
+
+POLICY = """apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: everywhere, namespace: load}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]
+  placement:
+    clusterAffinity: {labelSelector: {matchLabels: {bench: "yes"}}}
+    replicaScheduling: {replicaSchedulingType: Duplicated}
+"""
+DEPLOYMENT = """apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: w-{i:04d}, namespace: load, labels: {{app: w-{i:04d}}}}}
+spec:
+  replicas: 1
+  selector: {{matchLabels: {{app: w-{i:04d}}}}}
+  template:
+    metadata: {{labels: {{app: w-{i:04d}}}}}
+    spec: {{containers: [{{name: app, image: "nginx:1.27"}}]}}
+"""
+
+
+def timed(call) -> float:
+    started = time.perf_counter()
+    call()
+    return time.perf_counter() - started
+
+
+def main() -> int:
+    call_command("migrate", verbosity=0)
+    if Work.objects.exists():
+        print("the database already holds Works; use an empty one", file=sys.stderr)
+        return 1
+    specs = [ClusterSpec(name=f"m-{i:02d}", nodes=2, node_pods=1000) for i in range(CLUSTERS)]
+    with Simulator(specs) as sim:
+        for spec in specs:
+            cluster = Cluster(name=spec.name, ready="True", labels={"bench": "yes"})
+            cluster.set_connection(
+                ClusterConnection(name=spec.name, server=sim.endpoint(spec.name), token=sim.token(spec.name))
+            )
+            cluster.save()
+        text = "---\n".join([POLICY, *(DEPLOYMENT.format(i=i) for i in range(WORKLOADS))])
+        seconds = timed(lambda: apply_yaml(text))
+        applied = Work.objects.filter(applied=True).count()
+        works_per_s = applied / seconds
+        failover = min(timed(reconciling.failover_pass) for _ in range(3))
+        safety_net = min(timed(reconciling.reconcile) for _ in range(2))
+        watcher = Watcher()
+        watcher.refresh_reflectors()
+        deadline = time.monotonic() + 60
+        while watcher.counters.lists < CLUSTERS and time.monotonic() < deadline:
+            watcher.drain(timeout=0.2)
+        idle_cpu = time.process_time()
+        idle_wall = time.monotonic()
+        while time.monotonic() - idle_wall < 20:
+            watcher.drain(timeout=0.5)
+        idle_share = (time.process_time() - idle_cpu) / (time.monotonic() - idle_wall)
+        for reflector, _ in watcher.reflectors.values():
+            reflector.stop()
+    print(f"database: {connection.vendor}; {WORKLOADS} workloads x {CLUSTERS} clusters = {applied} Works")
+    print(
+        f"apply -> applied: {seconds:.1f} s, {works_per_s:.0f} Works/s "
+        f"(before {BEFORE_WORKS_PER_S:.0f}: {works_per_s / BEFORE_WORKS_PER_S:.2f}x)"
+    )
+    print(
+        f"quiet fleet, the 10 s pass (failover only now): {failover:.3f} s "
+        f"(before, the full 10 s reconcile {BEFORE_IDLE_PASS_S:.1f} s: {failover / BEFORE_IDLE_PASS_S:.3f}x)"
+    )
+    print(f"quiet fleet, the 5-minute safety net (full reconcile): {safety_net:.2f} s")
+    print(
+        f"quiet fleet, the watcher's {len(watcher.reflectors)} watches: {idle_share * 60:.2f} CPU s/min "
+        "(this process, whose other threads also run membersim)"
+    )
+    return 0 if applied == WORKLOADS * CLUSTERS else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,251 @@
+"""The member watcher: one list+watch per cluster and kind, events into Works, repairs onto the queue.
+
+Reflector threads only talk to member clusters; one loop (the caller's thread) turns what they saw
+into database writes in batches, so a watcher holds one database connection however many clusters
+it watches.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import queue
+import random
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.db import DatabaseError, close_old_connections
+
+from clusters.k8s import ClusterConnection, KubeError
+from clusters.k8s.watch import Expired, list_kind, watch_kind
+from clusters.models import Cluster
+from scheduling import tasks
+from scheduling.controllers import member_state, propagation, rollouts
+from scheduling.karmada import names
+
+log = logging.getLogger(__name__)
+
+SELECTOR = f"{names.MANAGED_LABEL}=true"
+BACKOFF_FIRST, BACKOFF_MAX = 0.5, 30.0
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Which clusters this watcher takes: those whose name hashes to `index` of `count`."""
+
+    index: int = 0
+    count: int = 1
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        """'i/n' with 0 <= i < n; ValueError with the reason otherwise."""
+        try:
+            index, count = (int(part) for part in text.split("/"))
+        except ValueError:
+            raise ValueError(f"--shard must be i/n, e.g. 0/2, not {text!r}") from None
+        if count < 1 or not 0 <= index < count:
+            raise ValueError(f"--shard {text}: need 0 <= i < n")
+        return cls(index, count)
+
+    def holds(self, cluster: str) -> bool:
+        digest = hashlib.sha256(cluster.encode()).digest()
+        return int.from_bytes(digest[:8], "big") % self.count == self.index
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What a reflector hands the database loop: a full listing, or watch events."""
+
+    cluster: str
+    api_version: str
+    kind: str
+    listing: list[dict[str, Any]] | None = None
+    events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+
+@dataclass
+class Counters:
+    """What the reflectors did, for logs and tests."""
+
+    lists: int = 0
+    expired: int = 0
+    reconnects: int = 0
+    events: int = 0
+    bookmarks: int = 0
+
+
+class Reflector(threading.Thread):
+    """List, then watch from the list's resourceVersion; bookmarks move it on; 410 Gone lists again;
+    a broken connection is retried with back-off from the last resourceVersion; every `resync`
+    seconds a fresh listing bounds how long a missed event can go unrepaired."""
+
+    def __init__(
+        self,
+        conn: ClusterConnection,
+        api_version: str,
+        kind: str,
+        out: queue.Queue[Seen],
+        resync: float,
+        watch_seconds: int,
+        counters: Counters,
+    ) -> None:
+        super().__init__(name=f"watch-{conn.name}-{kind}", daemon=True)
+        self.conn, self.api_version, self.kind = conn, api_version, kind
+        self.out, self.resync, self.watch_seconds, self.counters = out, resync, watch_seconds, counters
+        self.stopping = threading.Event()
+
+    def stop(self) -> None:
+        self.stopping.set()
+
+    def run(self) -> None:
+        version, listed_at, backoff = "", 0.0, BACKOFF_FIRST
+        while not self.stopping.is_set():
+            try:
+                if not version or time.monotonic() - listed_at >= self.resync:
+                    version, listed_at = self._list(), time.monotonic()
+                version = self._watch(version, listed_at)
+                backoff = BACKOFF_FIRST
+            except Expired:
+                self.counters.expired += 1
+                version = ""  # too old: the next turn lists again
+            except KubeError as exc:
+                self.counters.reconnects += 1
+                log.info("watch %s %s: %s; again in %.1fs", self.conn.name, self.kind, exc, backoff)
+                self.stopping.wait(backoff * random.uniform(0.8, 1.2))
+                backoff = min(backoff * 2, BACKOFF_MAX)
+
+    def _list(self) -> str:
+        listing = list_kind(self.conn, self.api_version, self.kind, SELECTOR)
+        self.counters.lists += 1
+        self.out.put(Seen(self.conn.name, self.api_version, self.kind, listing=listing.items))
+        return listing.resource_version
+
+    def _watch(self, version: str, listed_at: float) -> str:
+        """Watch until the server ends the stream or the resync is due; the resourceVersion reached."""
+        left = self.resync - (time.monotonic() - listed_at)
+        seconds = max(1, min(self.watch_seconds, int(left) + 1))
+        for event in watch_kind(self.conn, self.api_version, self.kind, version, SELECTOR, seconds):
+            version = event.resource_version or version
+            if event.type == "BOOKMARK":
+                self.counters.bookmarks += 1
+            else:
+                self.counters.events += 1
+                self.out.put(
+                    Seen(self.conn.name, self.api_version, self.kind, events=[(event.type, event.object)])
+                )
+            if self.stopping.is_set() or time.monotonic() - listed_at >= self.resync:
+                break
+        return version
+
+
+class Watcher:
+    """The reflectors of one shard, kept in step with the joined clusters and the kinds Works hold, and
+    the loop that writes what they see."""
+
+    def __init__(
+        self,
+        shard: Shard | None = None,
+        resync: float = 300.0,
+        refresh: float = 5.0,
+        watch_seconds: int = 300,
+        on_batch: Callable[[member_state.Observed], None] | None = None,
+        heartbeat: Path | None = None,
+    ) -> None:
+        self.shard = shard or Shard()
+        self.resync, self.refresh, self.watch_seconds = resync, refresh, watch_seconds
+        self.seen: queue.Queue[Seen] = queue.Queue()
+        self.reflectors: dict[tuple[str, str, str], tuple[Reflector, ClusterConnection]] = {}
+        self.counters = Counters()
+        self.stopping = threading.Event()
+        self.on_batch = on_batch
+        self.heartbeat = heartbeat
+
+    def stop(self) -> None:
+        self.stopping.set()
+
+    def run(self) -> None:
+        """Until stop(): refresh the reflectors every `refresh` seconds and write batches as they come."""
+        next_refresh = 0.0
+        try:
+            while not self.stopping.is_set():
+                try:
+                    if time.monotonic() >= next_refresh:
+                        close_old_connections()
+                        self.refresh_reflectors()
+                        if self.heartbeat is not None:
+                            self.heartbeat.touch()
+                        next_refresh = time.monotonic() + self.refresh
+                    self.drain(timeout=min(0.5, self.refresh))
+                except DatabaseError as exc:
+                    # What this batch saw is lost; the next listing (resync) brings it back.
+                    log.warning("watcher: database error, retrying: %s", exc)
+                    close_old_connections()
+                    self.stopping.wait(min(self.refresh, 5.0))
+        finally:
+            for reflector, _ in self.reflectors.values():
+                reflector.stop()
+
+    def refresh_reflectors(self) -> None:
+        """Start a reflector for each (cluster, kind) of the shard; stop those no longer wanted (a cluster
+        removed, its credentials changed, or no Work of that kind left)."""
+        connections: dict[str, ClusterConnection] = {}
+        for cluster in Cluster.objects.order_by("name"):
+            if not self.shard.holds(cluster.name):
+                continue
+            try:
+                connections[cluster.name] = cluster.connection()
+            except Exception as exc:  # unreadable credentials must not stop the other clusters
+                log.warning("watch %s: credentials cannot be read: %s", cluster.name, exc)
+        wanted = {key for key in member_state.watched_kinds(connections) if key[0] in connections}
+        for key, (reflector, conn) in list(self.reflectors.items()):
+            if key not in wanted or connections.get(key[0]) != conn:
+                reflector.stop()
+                del self.reflectors[key]
+        for key in sorted(wanted - set(self.reflectors)):
+            conn = connections[key[0]]
+            reflector = Reflector(
+                conn, key[1], key[2], self.seen, self.resync, self.watch_seconds, self.counters
+            )
+            self.reflectors[key] = (reflector, conn)
+            reflector.start()
+
+    def drain(self, timeout: float = 0.5, limit: int = 500) -> int:
+        """Write what the reflectors saw (up to `limit` items, waiting up to `timeout` for the first)."""
+        try:
+            batch = [self.seen.get(timeout=timeout)]
+        except queue.Empty:
+            return 0
+        while len(batch) < limit:
+            try:
+                batch.append(self.seen.get_nowait())
+            except queue.Empty:
+                break
+        observed = member_state.Observed()
+        events: dict[str, list[tuple[str, dict[str, Any]]]] = defaultdict(list)
+        for item in batch:
+            if item.listing is not None:
+                self._merge(
+                    observed,
+                    member_state.observe_listing(item.cluster, item.api_version, item.kind, item.listing),
+                )
+            else:
+                events[item.cluster] += item.events
+        for cluster, items in events.items():
+            self._merge(observed, member_state.observe_events(cluster, items))
+        tasks.enqueue_works(sorted(set(observed.repair)))
+        propagation.aggregate_bindings(observed.changed)
+        for binding_id in rollouts.active_binding_ids(binding_ids=sorted(observed.changed)):
+            tasks.after_commit(tasks.advance_rollout, binding_id)  # new member status may let a wave go
+        if self.on_batch is not None:
+            self.on_batch(observed)
+        return len(batch)
+
+    @staticmethod
+    def _merge(into: member_state.Observed, more: member_state.Observed) -> None:
+        into.repair += more.repair
+        into.changed |= more.changed

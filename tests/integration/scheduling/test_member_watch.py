@@ -1,0 +1,110 @@
+"""The member watcher against simulated members: drift by watch, reconnects, 410 Gone, resync repairs."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from clusters.k8s import objects
+from membersim.resources import stored
+from scheduling.member_watch import Shard, Watcher
+from scheduling.models import ResourceBinding, Work
+from scheduling.services import apply_yaml
+from tests.support.members import member_object
+
+NGINX = (Path(__file__).parent / "examples" / "nginx-cluster-names.yaml").read_text()
+DEPLOYMENTS = stored("apps", "deployments")
+
+
+def replicas(members, cluster: str) -> int | None:
+    live = member_object(members[cluster], "apps/v1", "Deployment", "nginx")
+    return None if live is None else live["spec"]["replicas"]
+
+
+def until(watcher: Watcher, condition, seconds: float = 20.0) -> None:
+    """Run the watcher's database loop (in this thread) until the condition holds."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"not within {seconds}s; {watcher.counters}"
+        watcher.refresh_reflectors()
+        watcher.drain(timeout=0.2)
+
+
+@pytest.fixture
+def watcher(members):
+    apply_yaml(NGINX)
+    assert replicas(members, "cluster-01") == 2
+    watching = Watcher(resync=300.0, watch_seconds=30)
+    yield watching
+    for reflector, _ in watching.reflectors.values():
+        reflector.stop()
+
+
+def test_a_copy_edited_by_hand_is_repaired_from_its_watch_event(members, watcher):
+    until(watcher, lambda: watcher.counters.lists >= 2)  # both clusters listed, nothing to repair
+    conn = members["cluster-01"].connection()
+    objects.patch_object(conn, "apps/v1", "Deployment", "nginx", {"spec": {"replicas": 7}}, "default")
+    until(watcher, lambda: replicas(members, "cluster-01") == 2)
+    assert watcher.counters.lists == 2  # by the event, not by listing again
+    objects.delete_object(conn, "apps/v1", "Deployment", "nginx", "default")
+    until(watcher, lambda: replicas(members, "cluster-01") == 2)
+    assert Work.objects.get(cluster_name="cluster-01").in_sync
+
+
+def test_status_read_by_watch_reaches_the_binding(members, watcher):
+    until(watcher, lambda: watcher.counters.lists >= 2)
+    binding = ResourceBinding.objects.get()
+    until(
+        watcher,
+        lambda: {e.get("health") for e in ResourceBinding.objects.get().aggregated_status} == {"Healthy"},
+    )
+    assert {e["clusterName"] for e in ResourceBinding.objects.get(pk=binding.pk).aggregated_status} == {
+        "cluster-01",
+        "cluster-02",
+    }
+
+
+def test_a_member_that_goes_away_is_reconnected_and_410_gone_lists_again(members, sim, watcher):
+    until(watcher, lambda: watcher.counters.lists >= 2)
+    store = sim.cluster("cluster-02").store
+    sim.control("cluster-02", "refuse")
+    until(watcher, lambda: watcher.counters.reconnects >= 1)
+    # While it is away: its copy is deleted, and more changes than the member's watch cache keeps.
+    store.remove(DEPLOYMENTS, "default", "nginx")
+    for i in range(520):  # unmanaged Deployments: not ours to watch, but they fill the watch cache
+        meta = {"name": f"filler-{i % 5}", "namespace": "default", "uid": f"filler-{i % 5}"}
+        store.put(DEPLOYMENTS, {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta, "spec": {}})
+    sim.control("cluster-02", "up")
+    until(watcher, lambda: replicas(members, "cluster-02") == 2, seconds=40)
+    assert watcher.counters.expired >= 1 and watcher.counters.lists >= 3
+
+
+def test_an_event_the_watch_never_delivered_is_repaired_by_the_resync(members, sim):
+    apply_yaml(NGINX)
+    watcher = Watcher(resync=2.0, watch_seconds=30)
+    try:
+        until(watcher, lambda: watcher.counters.lists >= 2)
+        store = sim.cluster("cluster-01").store
+        live = store.get(DEPLOYMENTS, "default", "nginx")
+        listed = watcher.counters.lists
+        store.put_unseen(DEPLOYMENTS, {**live, "spec": {**live["spec"], "replicas": 9}})
+        assert replicas(members, "cluster-01") == 9
+        until(watcher, lambda: replicas(members, "cluster-01") == 2, seconds=15)
+        # repaired by a later listing: no event told of the edit, and no 410 forced a listing
+        assert watcher.counters.lists > listed and watcher.counters.expired == 0
+    finally:
+        for reflector, _ in watcher.reflectors.values():
+            reflector.stop()
+
+
+def test_shards_split_the_clusters_between_them():
+    names = [f"cluster-{i:03d}" for i in range(200)]
+    shards = [Shard.parse(f"{i}/3") for i in range(3)]
+    held = [[n for n in names if shard.holds(n)] for shard in shards]
+    assert sorted(n for part in held for n in part) == names  # each cluster in exactly one shard
+    assert all(40 < len(part) < 100 for part in held)
+    for bad in ("3/3", "x", "1/0", "-1/2"):
+        with pytest.raises(ValueError):
+            Shard.parse(bad)
