@@ -13,10 +13,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from membersim import ClusterSpec, Simulator
 from scheduling.models import ResourceTemplate
 from scheduling.services import apply_yaml
-from tests.support.members import converge, eager_tasks, member_object, register
+from tests.support.members import converge, member_object, member_spec
 
 pytestmark = [
     pytest.mark.browser,
@@ -40,30 +39,30 @@ spec:
         - {targetCluster: {clusterNames: [beijing]}, weight: 7}
         - {targetCluster: {clusterNames: [shanghai]}, weight: 3}
 """
-SPECS = [
-    ClusterSpec(name="beijing", region="cn-north", zones=["cn-north-a"], nodes=3),
-    ClusterSpec(name="shanghai", region="cn-east", zones=["cn-east-a"], nodes=2),
-]
 
 
 @pytest.fixture
-def demo(transactional_db, tmp_path):
-    with Simulator(SPECS) as sim, eager_tasks():
-        clusters = {spec.name: register(sim, spec) for spec in SPECS}
-        apply_yaml(SHOP + "\n---\n" + SPLIT)
-        converge(1)
-        kubeconfig = sim.write_kubeconfig(tmp_path / "kubeconfig")
+def member_specs():
+    """beijing with three nodes and shanghai with two, for the shared `members` fixture."""
+    return [member_spec("beijing", nodes=3), member_spec("shanghai", nodes=2)]
 
-        def by_hand(cluster: str, *args: str) -> None:
-            subprocess.run(
-                ["kubectl", "--kubeconfig", str(kubeconfig), "--context", cluster, *args],
-                check=True,
-                capture_output=True,
-                timeout=60,
-            )
 
-        yield {"sim": sim, "clusters": clusters, "by_hand": by_hand, "shop": ResourceTemplate.objects.get()}
-        sim.control("shanghai", "up")
+@pytest.fixture
+def demo(members, member_sim, tmp_path):
+    apply_yaml(SHOP + "\n---\n" + SPLIT)
+    converge(1)
+    kubeconfig = member_sim.write_kubeconfig(tmp_path / "kubeconfig")
+
+    def by_hand(cluster: str, *args: str) -> None:
+        subprocess.run(
+            ["kubectl", "--kubeconfig", str(kubeconfig), "--context", cluster, *args],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
+
+    yield {"sim": member_sim, "clusters": members, "by_hand": by_hand, "shop": ResourceTemplate.objects.get()}
+    member_sim.control("shanghai", "up")
 
 
 def image(cluster) -> str:
