@@ -118,8 +118,8 @@ def main() -> int:
     )
     before_share, after_share = BEFORE_IDLE_PASS_S / 10.0, failover / 10.0 + safety_net / 300.0
     print(
-        f"quiet fleet, the 5-minute safety net (full reconcile): {safety_net:.2f} s; passes cost "
-        f"{after_share * 60:.2f} CPU s/min (before {before_share * 60:.1f}: {after_share / before_share:.3f}x)"
+        f"quiet fleet, the 5-minute safety net (full reconcile): {safety_net:.2f} s; periodic passes take "
+        f"{after_share * 60:.2f} s/min (before {before_share * 60:.1f}: {after_share / before_share:.3f}x)"
     )
     print(
         f"quiet fleet, the watcher's {len(watcher.reflectors)} watches: {idle_share * 60:.2f} CPU s/min "
