@@ -207,22 +207,20 @@ def kube_lists(door: Door, count: int = LISTS) -> dict[str, list[float]]:
 
 
 def rest_lists(door: Door, count: int = LISTS) -> dict[str, list[float]]:
-    whole, paged = [], []
+    """The REST API pages by 500 at most, so its whole list is the walk of its pages."""
+    paged = []
     where = f"/api/v1/workloads/?q=namespace%3D{NAMESPACE}"
     for _ in range(count):
-        elapsed, response = door.call("GET", f"{where}&limit={TEMPLATES + MUTATIONS}", (200,))
-        assert len(json.loads(response.data)["results"]) >= TEMPLATES
-        whole.append(elapsed)
-        total, offset, count = 0.0, 0, 0
+        total, offset, count_seen = 0.0, 0, 0
         while True:
             elapsed, response = door.call("GET", f"{where}&limit=500&offset={offset}", (200,))
             page = json.loads(response.data)
-            total, count, offset = total + elapsed, count + len(page["results"]), offset + 500
+            total, count_seen, offset = total + elapsed, count_seen + len(page["results"]), offset + 500
             if not page.get("next"):
                 break
-        assert count >= TEMPLATES
+        assert count_seen >= TEMPLATES
         paged.append(total)
-    return {"list whole": whole, "list in pages of 500": paged}
+    return {"list whole": paged, "list in pages of 500": paged}
 
 
 def p99(values: list[float]) -> float:
@@ -251,6 +249,7 @@ def main() -> int:
     ok = True
     print(f"{TEMPLATES} Deployment templates in one namespace on {database} (seeded in {seeded:.1f} s);")
     print(f"{MUTATIONS} calls per mutating verb, {LISTS} lists per form; p99 seconds and ratio to target")
+    print("(/api/v1 pages by 500 at most: its whole list is the walk of its pages)")
     print(f"{'':26}{'/k8s p99':>10}{'ratio':>8}{'/api/v1 p99':>13}{'ratio':>8}{'target':>9}   medians")
     for verb in ("create", "update", "delete", "list whole", "list in pages of 500"):
         target = LIST_P99_S if verb.startswith("list") else MUTATING_P99_S
@@ -281,6 +280,7 @@ def record(rows: list[str], database: str) -> None:
         "",
         f"{machine}, {database}; {MUTATIONS} calls per mutating verb, {LISTS} lists per form, "
         "one client at a time, after one unmeasured call of each kind per door.",
+        "/api/v1 pages by 500 at most, so its whole list is the walk of its pages.",
         "",
         "| call | /k8s p99 (ratio to target) | /api/v1 p99 (ratio) | target |",
         "|---|---|---|---|",

@@ -1,4 +1,7 @@
-"""Shared fixtures: users in each role and an API client signed in as one."""
+"""Shared fixtures: users in each role, an API client signed in as one, simulated members, eager Celery.
+
+The fixtures here only hand out what tests/support builds; a test that needs a variant calls the factory.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +10,11 @@ from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 from core.roles import ADMIN, OPERATOR, VIEWER, grant
+from membersim import Simulator
+from tests.support import clusters
+from tests.support.clock import SteppedClock
+from tests.support.eager import eager_tasks
+from tests.support.members import THREE_CITIES, register_all
 
 PASSWORD = "correct-horse-battery-staple"
 # Rates no test reaches, so that the suite's many API calls from one address and user never see a 429;
@@ -85,3 +93,44 @@ def member_kubeconfig(tmp_path):
         return sim.write_kubeconfig(tmp_path / "kubeconfig")
 
     return write
+
+
+@pytest.fixture
+def eager_celery():
+    """Run .delay() inline for the whole test, as a worker would, retries included.
+
+    Errors do not propagate (Celery's eager retries need that); tests check the recorded outcome."""
+    with eager_tasks(propagate=False):
+        yield
+
+
+@pytest.fixture
+def clock():
+    """A clock the test steps by hand (real time plus its steps); the collector's sleeps step it too."""
+    return SteppedClock()
+
+
+@pytest.fixture
+def make_cluster(db):
+    """The cluster factory (tests.support.clusters.make_cluster), with the database it writes to."""
+    return clusters.make_cluster
+
+
+@pytest.fixture
+def member_specs():
+    """What `members` starts; a folder's conftest or a test module overrides this fixture to change it."""
+    return THREE_CITIES
+
+
+@pytest.fixture
+def member_sim(member_specs):
+    """The simulator running `member_specs`, for faults: `member_sim.control(name, "down")`."""
+    with Simulator(list(member_specs)) as simulator:
+        yield simulator
+
+
+@pytest.fixture
+def members(transactional_db, member_sim, member_specs):
+    """`member_specs` simulated and registered as Ready clusters, by name; tasks run inline and raise."""
+    with eager_tasks():
+        yield register_all(member_sim, member_specs)

@@ -93,17 +93,27 @@ def quota_document(quota: FederatedResourceQuota, used: dict[str, Any] | None = 
     }
 
 
+def json_copy(value: Any) -> Any:
+    """A deep copy of JSON data (dicts, lists, scalars), a few times faster than copy.deepcopy: a list
+    of 10,000 templates through the Kubernetes API spent most of its time copying manifests."""
+    if type(value) is dict:
+        return {key: json_copy(item) for key, item in value.items()}
+    if type(value) is list:
+        return [json_copy(item) for item in value]
+    return value
+
+
 def template_document(template: ResourceTemplate) -> dict[str, Any]:
     """The template as stored, with the detector's claim labels and annotations when claimed, and the
     status aggregated from its member copies once they have reported (applying it back drops it)."""
-    manifest = copy.deepcopy(template.manifest)
+    manifest = json_copy(template.manifest)
     claim_labels, claim_annotations = template.claim_metadata()
     metadata = manifest.setdefault("metadata", {})
     if claim_labels:
         metadata["labels"] = {**(metadata.get("labels") or {}), **claim_labels}
         metadata["annotations"] = {**(metadata.get("annotations") or {}), **claim_annotations}
     if template.status:
-        manifest["status"] = copy.deepcopy(template.status)
+        manifest["status"] = json_copy(template.status)
     return manifest
 
 

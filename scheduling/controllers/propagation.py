@@ -14,6 +14,7 @@ from clusters.k8s import objects
 from clusters.models import Cluster
 from scheduling.controllers import drift_events, rollouts
 from scheduling.controllers.planner_inputs import cluster_identity
+from scheduling.controllers.scheduler import set_condition
 from scheduling.karmada import names
 from scheduling.karmada.interpreter import dependencies, interpret_health, reflect_status, workload_of
 from scheduling.karmada.manifests import member_manifest, needs_replica_revision, retain_member_fields
@@ -229,6 +230,18 @@ def distribute_dependencies(binding: ResourceBinding) -> None:
 # ------------------------------------------------------------------------ status back, drift repair
 
 
+FULLY_APPLIED = "FullyApplied"
+
+
+def _fully_applied(targets: list[dict[str, Any]], entries: list[dict[str, Any]]) -> tuple[bool, str, str]:
+    """Karmada's FullyApplied condition: every scheduled cluster has its Work applied."""
+    scheduled = {t["name"] for t in targets}
+    applied = {e["clusterName"] for e in entries if e.get("applied")}
+    if scheduled and applied == scheduled and len(entries) == len(scheduled):
+        return True, "FullyAppliedSuccess", "All works have been successfully applied"
+    return False, "FullyAppliedFailed", "Failed to apply all works, see status.aggregatedStatus for details"
+
+
 def aggregate_status(binding: ResourceBinding, now: datetime | None = None) -> None:
     """status.aggregatedStatus: per target cluster, applied or not, the reflected status and health; and
     from the same Works the template's own status (replicas, conditions, observedGeneration)."""
@@ -251,10 +264,12 @@ def aggregate_status(binding: ResourceBinding, now: datetime | None = None) -> N
             entry["appliedMessage"] = work.applied_message
         entries.append(entry)
         members.append(MemberStatus(work.cluster_name, work.status if work.status_at else None))
-    if entries != binding.aggregated_status:
+    before = binding.condition(FULLY_APPLIED)
+    set_condition(binding, FULLY_APPLIED, *_fully_applied(binding.clusters, entries), now or timezone.now())
+    if entries != binding.aggregated_status or binding.condition(FULLY_APPLIED) != before:
         # updated_at is the resourceVersion the Kubernetes API's watches follow
         ResourceBinding.objects.filter(pk=binding.pk).update(
-            aggregated_status=entries, updated_at=timezone.now()
+            aggregated_status=entries, conditions=binding.conditions, updated_at=timezone.now()
         )
         binding.aggregated_status = entries
     _aggregate_template_status(binding.template, members, now or timezone.now())

@@ -14,14 +14,12 @@ from playwright.sync_api import expect
 from clusters.collector import collect_cluster
 from clusters.models import Cluster, LabelConvention
 from core.roles import ADMIN
-from membersim import ClusterSpec, Simulator
 from observability import engine
 from observability.models import Receiver, Silence
 from scheduling.models import PropagationPolicy, ResourceTemplate
 from scheduling.services import apply_yaml
 from tests.browser.conftest import ARTIFACTS
 from tests.conftest import make_user
-from tests.support.members import eager_tasks, register
 from tests.support.pages import page_paths
 
 pytestmark = [
@@ -30,11 +28,6 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
 ]
 
-SPECS = [
-    ClusterSpec(name="beijing", region="cn-north", zones=["cn-north-a"], nodes=2, labels={"env": "prod"}),
-    ClusterSpec(name="shanghai", region="cn-east", zones=["cn-east-a"], nodes=2, labels={"env": "prod"}),
-    ClusterSpec(name="guangzhou", region="cn-south", zones=["cn-south-a"], nodes=1, labels={"env": "dev"}),
-]
 SHOP_AND_POLICIES = """
 apiVersion: apps/v1
 kind: Deployment
@@ -72,40 +65,36 @@ spec:
 
 
 @pytest.fixture
-def fleet(transactional_db, settings):
-    """Three simulated clusters with health samples, the 7:3 shop, an alert, a silence and a receiver."""
+def fleet(members, settings):
+    """The three simulated cities with health samples, the 7:3 shop, an alert, a silence and a receiver."""
     settings.ALERT_CLUSTER_UNHEALTHY_FOR = 0
-    with Simulator(SPECS) as sim, eager_tasks():
-        clusters = {spec.name: register(sim, spec) for spec in SPECS}
-        apply_yaml(SHOP_AND_POLICIES)
-        for cluster in clusters.values():  # after the shop's pods, so the bars and charts show them
-            for _ in range(2):
-                collect_cluster(cluster.pk)
-        Cluster.objects.filter(name="guangzhou").update(ready="False", ready_reason="ClusterNotReachable")
-        engine.evaluate()
-        now = timezone.now()
-        Silence.objects.create(
-            matchers={"member_cluster": "guangzhou"},
-            comment="moving the rack",
-            created_by="ada",
-            starts_at=now,
-            ends_at=now + timedelta(hours=2),
-        )
-        receiver = Receiver.objects.create(name="ops", kind="webhook", url="https://hooks.example/ops")
-        LabelConvention.objects.create(key="example.com/team", description="Who runs it", required=True)
-        yield {
-            "clusters:detail": "/clusters/c/beijing/",
-            "scheduling:workload": f"/workloads/{ResourceTemplate.objects.get(name='shop').pk}/",
-            "scheduling:pod-logs": f"/workloads/{ResourceTemplate.objects.get(name='shop').pk}/logs/",
-            "scheduling:workload-rollout": (
-                f"/workloads/{ResourceTemplate.objects.get(name='shop').pk}/rollout/"
-            ),
-            "scheduling:policy": f"/policies/{PropagationPolicy.objects.get(name='shop-split').pk}/",
-            "scheduling:policy_edit": "/policies/edit/default/shop-split/",
-            "scheduling:cluster_policy_edit": "/policies/edit-cluster/namespaces-everywhere/",
-            "observability:receiver-edit": f"/alerts/receivers/{receiver.pk}/",
-            "a drill's result, with its charts": "/drill/?cluster=beijing&condition=NoExecute",
-        }
+    apply_yaml(SHOP_AND_POLICIES)
+    for cluster in members.values():  # after the shop's pods, so the bars and charts show them
+        for _ in range(2):
+            collect_cluster(cluster.pk)
+    Cluster.objects.filter(name="guangzhou").update(ready="False", ready_reason="ClusterNotReachable")
+    engine.evaluate()
+    now = timezone.now()
+    Silence.objects.create(
+        matchers={"member_cluster": "guangzhou"},
+        comment="moving the rack",
+        created_by="ada",
+        starts_at=now,
+        ends_at=now + timedelta(hours=2),
+    )
+    receiver = Receiver.objects.create(name="ops", kind="webhook", url="https://hooks.example/ops")
+    LabelConvention.objects.create(key="example.com/team", description="Who runs it", required=True)
+    return {
+        "clusters:detail": "/clusters/c/beijing/",
+        "scheduling:workload": f"/workloads/{ResourceTemplate.objects.get(name='shop').pk}/",
+        "scheduling:pod-logs": f"/workloads/{ResourceTemplate.objects.get(name='shop').pk}/logs/",
+        "scheduling:workload-rollout": f"/workloads/{ResourceTemplate.objects.get(name='shop').pk}/rollout/",
+        "scheduling:policy": f"/policies/{PropagationPolicy.objects.get(name='shop-split').pk}/",
+        "scheduling:policy_edit": "/policies/edit/default/shop-split/",
+        "scheduling:cluster_policy_edit": "/policies/edit-cluster/namespaces-everywhere/",
+        "observability:receiver-edit": f"/alerts/receivers/{receiver.pk}/",
+        "a drill's result, with its charts": "/drill/?cluster=beijing&condition=NoExecute",
+    }
 
 
 def slug(path: str) -> str:

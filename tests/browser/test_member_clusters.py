@@ -13,10 +13,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from membersim import ClusterSpec, Simulator
 from scheduling.models import ResourceTemplate
 from scheduling.services import apply_yaml
-from tests.support.members import converge, eager_tasks, member_object, register
+from tests.support.members import converge, member_object, member_spec
 
 pytestmark = [
     pytest.mark.browser,
@@ -40,30 +39,30 @@ spec:
         - {targetCluster: {clusterNames: [beijing]}, weight: 7}
         - {targetCluster: {clusterNames: [shanghai]}, weight: 3}
 """
-SPECS = [
-    ClusterSpec(name="beijing", region="cn-north", zones=["cn-north-a"], nodes=3),
-    ClusterSpec(name="shanghai", region="cn-east", zones=["cn-east-a"], nodes=2),
-]
 
 
 @pytest.fixture
-def demo(transactional_db, tmp_path):
-    with Simulator(SPECS) as sim, eager_tasks():
-        clusters = {spec.name: register(sim, spec) for spec in SPECS}
-        apply_yaml(SHOP + "\n---\n" + SPLIT)
-        converge(1)
-        kubeconfig = sim.write_kubeconfig(tmp_path / "kubeconfig")
+def member_specs():
+    """beijing with three nodes and shanghai with two, for the shared `members` fixture."""
+    return [member_spec("beijing", nodes=3), member_spec("shanghai", nodes=2)]
 
-        def by_hand(cluster: str, *args: str) -> None:
-            subprocess.run(
-                ["kubectl", "--kubeconfig", str(kubeconfig), "--context", cluster, *args],
-                check=True,
-                capture_output=True,
-                timeout=60,
-            )
 
-        yield {"sim": sim, "clusters": clusters, "by_hand": by_hand, "shop": ResourceTemplate.objects.get()}
-        sim.control("shanghai", "up")
+@pytest.fixture
+def demo(members, member_sim, tmp_path):
+    apply_yaml(SHOP + "\n---\n" + SPLIT)
+    converge(1)
+    kubeconfig = member_sim.write_kubeconfig(tmp_path / "kubeconfig")
+
+    def by_hand(cluster: str, *args: str) -> None:
+        subprocess.run(
+            ["kubectl", "--kubeconfig", str(kubeconfig), "--context", cluster, *args],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
+
+    yield {"sim": member_sim, "clusters": members, "by_hand": by_hand, "shop": ResourceTemplate.objects.get()}
+    member_sim.control("shanghai", "up")
 
 
 def image(cluster) -> str:
@@ -151,3 +150,23 @@ def test_a_hanging_cluster_is_named_on_the_search_page_and_unreachable_on_the_wo
     expect(
         page.locator('#workload-drift [data-cluster="shanghai"] [data-drift="unreachable"]')
     ).to_be_visible()
+
+
+def test_the_member_cluster_pages_read_in_chinese_and_dark(demo, signed_in_page, live_server, screenshot):
+    page = signed_in_page("viewer")
+    page.goto(f"{live_server.url}/workloads/{demo['shop'].pk}/")
+    page.emulate_media(color_scheme="dark")
+    page.select_option("#language-select", "zh-hans")
+    page.wait_for_selector("html[lang=zh-hans]")
+    expect(page.locator("#across-title")).to_contain_text("跨成员集群")
+    expect(page.locator('#workload-across [data-cluster="beijing"] .pods-table thead')).to_contain_text(
+        "未就绪原因"
+    )
+    expect(page.locator("#drift-title")).to_contain_text("生效清单与漂移")
+    expect(page.locator('#workload-drift [data-cluster="beijing"]')).to_contain_text("与我们应用的一致")
+    screenshot(page, "workload-across-zh-dark")
+    page.fill("#fleet-search", "kind:deploy shop")
+    page.press("#fleet-search", "Enter")
+    expect(page.locator('.search-cluster[data-cluster="shanghai"][data-state="answered"]')).to_contain_text(
+        "来自 Deployment shop"
+    )

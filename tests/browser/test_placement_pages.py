@@ -6,30 +6,13 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from membersim import ClusterSpec, Simulator
 from scheduling.models import ResourceBinding
 from scheduling.services import apply_yaml
 from tests.integration.scheduling.test_placement_features import deployment, docs, policy, quota
-from tests.support.members import eager_tasks, register
+from tests.support.members import member_spec
 
 pytestmark = [pytest.mark.browser]
 
-SPECS = [
-    ClusterSpec(
-        name="beijing",
-        region="cn-north",
-        zones=["cn-north-a"],
-        nodes=2,
-        labels={"env": "prod", "cost.karmada-ui.io/cpu-hour": "0.048"},
-    ),
-    ClusterSpec(
-        name="shanghai",
-        region="cn-east",
-        zones=["cn-east-a"],
-        nodes=2,
-        labels={"env": "prod", "cost.karmada-ui.io/cpu-hour": "0.031"},
-    ),
-]
 SPLIT = {
     "clusterAffinity": {"clusterNames": ["beijing", "shanghai"]},
     "replicaScheduling": {
@@ -47,25 +30,29 @@ HIGH = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: 
 
 
 @pytest.fixture
-def shop(transactional_db):
-    with Simulator(SPECS) as sim, eager_tasks():
-        for spec in SPECS:
-            register(sim, spec)
-        extra = {
-            "schedulePriority": {"priorityClassSource": "KubePriorityClass", "priorityClassName": "high"}
-        }
-        apply_yaml(
-            docs(
-                HIGH,
-                quota("2"),
-                deployment("web", 4, labels={"ha.group": "web"}),
-                policy("web", SPLIT, extra=extra),
-                deployment("api", 4),
-                policy("api", SPLIT),
-            )
+def member_specs():
+    """beijing and shanghai with their CPU prices, for the shared `members` fixture."""
+    return [
+        member_spec("beijing", labels={"env": "prod", "cost.karmada-ui.io/cpu-hour": "0.048"}),
+        member_spec("shanghai", labels={"env": "prod", "cost.karmada-ui.io/cpu-hour": "0.031"}),
+    ]
+
+
+@pytest.fixture
+def shop(members):
+    extra = {"schedulePriority": {"priorityClassSource": "KubePriorityClass", "priorityClassName": "high"}}
+    apply_yaml(
+        docs(
+            HIGH,
+            quota("2"),
+            deployment("web", 4, labels={"ha.group": "web"}),
+            policy("web", SPLIT, extra=extra),
+            deployment("api", 4),
+            policy("api", SPLIT),
         )
-        apply_yaml(deployment("api", 8))  # 8 x 200m over what the 2-core quota leaves
-        yield {b.template.name: b.template_id for b in ResourceBinding.objects.select_related("template")}
+    )
+    apply_yaml(deployment("api", 8))  # 8 x 200m over what the 2-core quota leaves
+    return {b.template.name: b.template_id for b in ResourceBinding.objects.select_related("template")}
 
 
 def in_chinese_and_dark(page: Page) -> None:

@@ -7,10 +7,9 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from membersim import ClusterSpec, Simulator
 from scheduling.services import apply_yaml
 from tests.browser.conftest import ARTIFACTS
-from tests.support.members import eager_tasks, member_object, register
+from tests.support.members import member_object
 
 pytestmark = [pytest.mark.browser]
 
@@ -26,19 +25,6 @@ spec:
     spec:
       containers: [{name: shop, image: nginx:1.27, resources: {requests: {cpu: 100m, memory: 64Mi}}}]
 """
-SPECS = [
-    ClusterSpec(name="beijing", region="cn-north", zones=["cn-north-a"], nodes=2, labels={"env": "prod"}),
-    ClusterSpec(name="shanghai", region="cn-east", zones=["cn-east-a"], nodes=2, labels={"env": "prod"}),
-    ClusterSpec(
-        name="guangzhou", region="cn-south", zones=["cn-south-a"], nodes=1, labels={"env": "staging"}
-    ),
-]
-
-
-@pytest.fixture
-def members(transactional_db):
-    with Simulator(SPECS) as sim, eager_tasks():
-        yield {spec.name: register(sim, spec) for spec in SPECS}
 
 
 @pytest.fixture

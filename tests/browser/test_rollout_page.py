@@ -8,11 +8,11 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from membersim import ClusterSpec, Simulator
+from membersim import ClusterSpec
 from scheduling.models import ResourceTemplate, Rollout
 from scheduling.services import apply_yaml
 from tests.e2e.test_staged_rollout import POLICY, web
-from tests.support.members import converge, eager_tasks, member_object, register
+from tests.support.members import converge, member_object, started_members
 
 pytestmark = [pytest.mark.browser]
 
@@ -31,8 +31,8 @@ LABELS = {
 @pytest.fixture
 def rolling(transactional_db):
     """web 1.0 running in three clusters, then 2.0 applied: wave 1 (staging) updating, the rest held."""
-    with Simulator(SPECS) as sim, eager_tasks():
-        clusters = [register(sim, spec, LABELS[spec.name]) for spec in SPECS]
+    with started_members(SPECS, cluster_labels=LABELS) as members:
+        clusters = list(members.values())
         apply_yaml(
             POLICY.replace("soak: 1s", "soak: 10m").replace("deadline: 4s", "deadline: 10m")
             + "---"

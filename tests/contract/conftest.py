@@ -91,7 +91,7 @@ def kubectl(request, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def members(tmp_path_factory):
+def tls_members(tmp_path_factory):
     """Two TLS clusters for the official client, with a kubeconfig holding one context each."""
     specs = [
         ClusterSpec(

@@ -1,9 +1,11 @@
 """Server-side apply through /k8s with the real kubectl (oldest and newest bundled minor): managedFields
 kept and returned, a conflicting field manager answered 409 with the field and its owner, forced with
---force-conflicts, and the fields client-side apply, patch and label wrote owned by their managers."""
+--force-conflicts, and the fields client-side apply, patch and label wrote owned by their managers;
+and kubectl's field validation: an unknown field refused (Strict) or warned of (Warn) by its path."""
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
@@ -102,3 +104,31 @@ def test_apply_dry_run_keeps_nothing(kubectl):
     kubectl.run("apply", "--server-side", "--dry-run=server", "-f", "-", input=CONFIG_MAP)
     assert not ResourceTemplate.objects.filter(kind="ConfigMap", name="web").exists()
     assert not ManagedFields.objects.exists()
+
+
+def test_a_dry_run_answers_the_change_with_the_stored_resource_version(kubectl):
+    kubectl.run("apply", "--server-side", "-f", "-", input=CONFIG_MAP)
+    stored = kubectl.json("get", "configmap", "web")["metadata"]["resourceVersion"]
+    changed = CONFIG_MAP.replace('a: "1"', 'a: "3"')
+    for mode in (["--server-side"], []):
+        out = kubectl.run("apply", *mode, "--dry-run=server", "-o", "json", "-f", "-", input=changed).stdout
+        answer = json.loads(out)
+        assert answer["data"]["a"] == "3" and answer["metadata"]["resourceVersion"] == stored
+    assert kubectl.json("get", "configmap", "web")["data"]["a"] == "1"
+
+
+TYPO = POLICY.replace("clusterAffinity:", "clusterAfinity:")
+
+
+@pytest.mark.parametrize("mode", [[], ["--server-side"]])
+def test_an_unknown_field_is_refused_by_its_path_under_strict_validation(kubectl, mode):
+    refused = kubectl.run("apply", *mode, "-f", "-", input=TYPO, check=False)
+    assert refused.returncode != 0
+    assert 'unknown field "spec.placement.clusterAfinity"' in refused.stderr
+    assert not PropagationPolicy.objects.exists()
+
+
+def test_warn_validation_writes_and_prints_the_unknown_field(kubectl):
+    done = kubectl.run("apply", "--validate=warn", "-f", "-", input=TYPO)
+    assert 'Warning: unknown field "spec.placement.clusterAfinity"' in done.stderr
+    assert PropagationPolicy.objects.filter(name="web").exists()

@@ -33,19 +33,19 @@ def web(name: str, replicas: int = 2, cpu: str = "500m") -> dict:
 
 
 @pytest.fixture(scope="module")
-def api_client(members):
+def api_client(tls_members):
     """An ApiClient built from the written kubeconfig's beijing context: TLS with the CA data and a token."""
-    return config.new_client_from_config(str(members.kubeconfig_path), context="beijing")
+    return config.new_client_from_config(str(tls_members.kubeconfig_path), context="beijing")
 
 
-def test_a_kubeconfig_context_gives_tls_and_token_access_to_that_cluster(members, api_client):
+def test_a_kubeconfig_context_gives_tls_and_token_access_to_that_cluster(tls_members, api_client):
     nodes = client.CoreV1Api(api_client).list_node().items
     assert [n.metadata.name for n in nodes] == ["beijing-node-1", "beijing-node-2", "beijing-node-3"]
     assert nodes[0].metadata.labels["topology.kubernetes.io/region"] == "cn-north"
     assert nodes[0].metadata.labels["disk-type"] == "ssd" and "disk-type" not in nodes[1].metadata.labels
     assert nodes[0].spec.provider_id == "aliyun://cn-north/beijing-node-1"
     assert nodes[0].status.allocatable["cpu"] == "4"
-    other = config.new_client_from_config(str(members.kubeconfig_path), context="shanghai")
+    other = config.new_client_from_config(str(tls_members.kubeconfig_path), context="shanghai")
     assert client.VersionApi(other).get_code().git_version == "v1.30.2"
     assert len(client.CoreV1Api(other).list_node().items) == 2
 
@@ -89,7 +89,7 @@ def test_json_patch_and_strategic_merge_patch_through_the_typed_client(api_clien
     assert apps.read_namespaced_deployment("patched", "default").status.replicas == 1
 
 
-def test_errors_are_kubernetes_status_objects(members, api_client):
+def test_errors_are_kubernetes_status_objects(tls_members, api_client):
     core = client.CoreV1Api(api_client)
     with pytest.raises(ApiException) as missing_namespace:
         core.create_namespaced_config_map("nowhere", {"metadata": {"name": "x"}})
@@ -107,12 +107,12 @@ def test_errors_are_kubernetes_status_objects(members, api_client):
     assert protected.value.status == 403
 
 
-def test_a_wrong_token_is_401_and_the_viewer_token_cannot_write(members):
+def test_a_wrong_token_is_401_and_the_viewer_token_cannot_write(tls_members):
     def typed(token: str) -> client.CoreV1Api:
         configuration = client.Configuration()
-        configuration.host = members.endpoint("beijing")
-        configuration.ssl_ca_cert = members.kubeconfig_path.with_name("ca.pem")
-        configuration.ssl_ca_cert.write_text(members.ca_pem())
+        configuration.host = tls_members.endpoint("beijing")
+        configuration.ssl_ca_cert = tls_members.kubeconfig_path.with_name("ca.pem")
+        configuration.ssl_ca_cert.write_text(tls_members.ca_pem())
         configuration.ssl_ca_cert = str(configuration.ssl_ca_cert)
         configuration.api_key = {"BearerToken": token}
         configuration.api_key_prefix = {"BearerToken": "Bearer"}
@@ -121,7 +121,7 @@ def test_a_wrong_token_is_401_and_the_viewer_token_cannot_write(members):
     with pytest.raises(ApiException) as unauthorized:
         typed("wrong").list_node()
     assert unauthorized.value.status == 401
-    viewer = typed(members.token("beijing", role="viewer"))
+    viewer = typed(tls_members.token("beijing", role="viewer"))
     assert len(viewer.list_node().items) == 3
     with pytest.raises(ApiException) as forbidden:
         viewer.create_namespaced_config_map("default", {"metadata": {"name": "nope"}})

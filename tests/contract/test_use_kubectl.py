@@ -21,7 +21,7 @@ from scheduling.models import ResourceBinding, ResourceTemplate
 from tests.conftest import make_user
 from tests.contract.conftest import KUBECTL_MINORS
 from tests.contract.kubeapi_server import KubeApiServer, start
-from tests.support.members import converge, eager_tasks, member_object, register
+from tests.support.members import converge, member_object
 
 pytestmark = [
     pytest.mark.contract,
@@ -87,11 +87,9 @@ def minor(request, settings):
 
 
 @pytest.fixture
-def members(simulate):
-    """beijing and shanghai as simulated clusters, registered; tasks run inline as a worker would."""
-    sim = simulate(*SPECS)
-    with eager_tasks():
-        yield {spec.name: register(sim, spec) for spec in SPECS}
+def member_specs():
+    """beijing and shanghai with three nodes each, for the shared `members` fixture."""
+    return SPECS
 
 
 @pytest.fixture

@@ -9,7 +9,8 @@ from clusters.k8s import ClusterConnection
 from clusters.models import Cluster
 from clusters.services import join as join_cluster
 from membersim import ClusterSpec, Simulator
-from tests.support.members import eager_tasks, store_node_list
+from tests.support.eager import eager_tasks
+from tests.support.members import store_node_list
 
 SEED = [
     (

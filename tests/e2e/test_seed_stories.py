@@ -6,13 +6,13 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from clusters.collector import Clock
 from clusters.k8s import objects
 from clusters.services import add_taint
 from scheduling.controllers import rescheduling
 from scheduling.karmada import names
 from scheduling.models import Event, ResourceBinding
 from scheduling.services import apply_yaml
+from tests.support.clock import SteppedClock
 from tests.support.members import converge
 
 NGINX = """
@@ -177,8 +177,10 @@ def test_a_cluster_held_above_80_percent_cpu_for_the_trigger_duration_sheds_repl
     assert replicas(fleet, "api") == {"beijing": 10}
     fleet.sim.control("beijing", "load", 1.5)
     start = timezone.now()
-    for seconds in (0, 150, 300):
-        fleet.collect(Clock(now=lambda s=seconds: start + timedelta(seconds=s)))
+    clock = SteppedClock(start)
+    for step in (0, 150, 150):  # collected at 0, 150 and 300 seconds
+        clock.advance(step)
+        fleet.collect(clock)
     assert not rescheduling.rebalance_by_load(start + timedelta(seconds=200))  # not hot for 5 minutes yet
     assert rescheduling.rebalance_by_load(start + timedelta(seconds=301))
     converge()
@@ -187,7 +189,8 @@ def test_a_cluster_held_above_80_percent_cpu_for_the_trigger_duration_sheds_repl
     event = Event.objects.get(reason="RescheduleByLoad")
     assert "moved 3 replica(s) off beijing" in event.message and "shanghai +1" not in event.message
     assert event.data["to"] == {"shanghai": 3}
-    fleet.collect(Clock(now=lambda: start + timedelta(seconds=320)))
+    clock.advance(20)
+    fleet.collect(clock)
     assert not rescheduling.rebalance_by_load(start + timedelta(seconds=330))  # one move per duration
 
 

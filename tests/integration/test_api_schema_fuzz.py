@@ -19,9 +19,7 @@ from schemathesis.checks import (
 from schemathesis.core.failures import FailureGroup
 from schemathesis.core.media_types import YAML_MEDIA_TYPES
 
-from karmada_ui.celery import app
-from membersim import ClusterSpec, Simulator
-from tests.support.members import register
+from tests.support.members import member_spec, started_members
 
 pytestmark = pytest.mark.xdist_group("api-fuzz")
 
@@ -49,10 +47,7 @@ def rejects_invalid_input(ctx, response, case):
 
 
 NEGATIVE_CHECKS = [*CHECKS, rejects_invalid_input]
-SPECS = [
-    ClusterSpec(name="beijing", region="cn-north", zones=["cn-north-a"], nodes=2, labels={"env": "prod"}),
-    ClusterSpec(name="shanghai", region="cn-east", zones=["cn-east-a"], nodes=2, labels={"env": "dev"}),
-]
+SPECS = [member_spec("beijing", labels={"env": "prod"}), member_spec("shanghai", labels={"env": "dev"})]
 
 
 @schemathesis.deserializer(*YAML_MEDIA_TYPES)
@@ -66,11 +61,8 @@ def yaml_text(ctx, response):
 @pytest.fixture
 def fleet(transactional_db):
     """Two joined simulated clusters; tasks run inline, their failures recorded as a worker would."""
-    saved = app.conf.task_always_eager, app.conf.task_eager_propagates
-    app.conf.task_always_eager, app.conf.task_eager_propagates = True, False
-    with Simulator(SPECS) as sim:
-        yield [register(sim, spec) for spec in SPECS]
-    app.conf.task_always_eager, app.conf.task_eager_propagates = saved
+    with started_members(SPECS, propagate=False) as members:
+        yield list(members.values())
 
 
 @pytest.fixture

@@ -3,13 +3,68 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from clusters.k8s import ClusterConnection, list_nodes, list_pods, objects
 from clusters.models import Cluster
-from karmada_ui.celery import app
 from membersim import ClusterSpec, Simulator
+from tests.support.eager import eager_tasks
+
+# The seed's cities and their regions: a member named after one is placed there unless told otherwise.
+REGIONS = {"beijing": "cn-north", "shanghai": "cn-east", "guangzhou": "cn-south"}
+
+
+def member_spec(
+    name: str,
+    *,
+    nodes: int = 2,
+    labels: dict[str, str] | None = None,
+    region: str | None = None,
+    zones: list[str] | None = None,
+    **fields: Any,
+) -> ClusterSpec:
+    """A simulated cluster; by default in its city's region (if it is one) and that region's zone `-a`."""
+    region = REGIONS.get(name, "") if region is None else region
+    if zones is None:
+        zones = [f"{region}-a"] if region else []
+    return ClusterSpec(
+        name=name, nodes=nodes, labels=dict(labels or {}), region=region, zones=zones, **fields
+    )
+
+
+# beijing and shanghai env=prod with two nodes each, guangzhou env=staging with one: the `members` fixture's
+# default, the smallest fleet on which the seed's 7:3 split and its env=prod selectors mean something.
+THREE_CITIES = (
+    member_spec("beijing", labels={"env": "prod"}),
+    member_spec("shanghai", labels={"env": "prod"}),
+    member_spec("guangzhou", nodes=1, labels={"env": "staging"}),
+)
+
+
+@contextlib.contextmanager
+def started_members(
+    specs: Iterable[ClusterSpec],
+    *,
+    propagate: bool = True,
+    cluster_labels: Mapping[str, dict[str, str]] | None = None,
+) -> Iterator[dict[str, Cluster]]:
+    """The specs simulated and registered as Ready clusters (by name), tasks eager; all stopped after.
+
+    `propagate` is the eager switch's: False records a failing task as a worker would instead of raising.
+    `cluster_labels` gives Cluster labels by name where they differ from the spec's (which the nodes keep).
+    """
+    specs = list(specs)
+    with Simulator(specs) as sim, eager_tasks(propagate):
+        yield register_all(sim, specs, cluster_labels)
+
+
+def register_all(
+    sim: Simulator, specs: Iterable[ClusterSpec], cluster_labels: Mapping[str, dict[str, str]] | None = None
+) -> dict[str, Cluster]:
+    """`register` for each of the simulator's specs, by name, with its `cluster_labels` if given."""
+    labels = cluster_labels or {}
+    return {spec.name: register(sim, spec, labels.get(spec.name)) for spec in specs}
 
 
 def register(sim: Simulator, spec: ClusterSpec, labels: dict[str, str] | None = None) -> Cluster:
@@ -87,17 +142,6 @@ def store_node_list(cluster: Cluster) -> None:
     The clusters app's collector keeps resourceSummary but not the node list, so node claims need this.
     """
     observe(cluster, summary=False)
-
-
-@contextlib.contextmanager
-def eager_tasks() -> Iterator[None]:
-    """Run .delay() inline, so a transaction's on_commit chain completes before the call returns."""
-    saved = (app.conf.task_always_eager, app.conf.task_eager_propagates)
-    app.conf.task_always_eager, app.conf.task_eager_propagates = True, True
-    try:
-        yield
-    finally:
-        app.conf.task_always_eager, app.conf.task_eager_propagates = saved
 
 
 def converge(rounds: int = 2) -> None:

@@ -4,16 +4,16 @@ an order, pages, and empty states that say what to do next."""
 import pytest
 from django.urls import reverse
 
-from clusters.models import Cluster
+from tests.support.clusters import make_fleet
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def fleet():
-    Cluster.objects.create(name="alpha", api_endpoint="https://h", ready="True", labels={"env": "prod"})
-    Cluster.objects.create(name="bravo", api_endpoint="https://h", ready="False", labels={"env": "dev"})
-    Cluster.objects.create(name="charlie", api_endpoint="https://h", ready="True", labels={"env": "prod"})
+def fleet(make_cluster):
+    make_cluster("alpha", labels={"env": "prod"})
+    make_cluster("bravo", ready="False", labels={"env": "dev"})
+    make_cluster("charlie", labels={"env": "prod"})
 
 
 def tiles(body):
@@ -41,12 +41,11 @@ def test_the_fleet_reports_a_bad_selector_and_an_empty_match(client, viewer, fle
 
 
 def test_the_fleet_is_paginated(client, viewer, settings):
-    for index in range(105):
-        Cluster.objects.create(name=f"c{index:03d}", api_endpoint="https://h", ready="True")
+    make_fleet(105, prefix="c")
     client.force_login(viewer)
     first = client.get(reverse("clusters:fleet"), {"sort": "name"}).content.decode()
     second = client.get(reverse("clusters:fleet"), {"sort": "name", "page": 2}).content.decode()
-    assert len(tiles(first)) == 100 and tiles(second) == ["c100", "c101", "c102", "c103", "c104"]
+    assert len(tiles(first)) == 100 and tiles(second) == ["c-101", "c-102", "c-103", "c-104", "c-105"]
     assert "Page 1 of 2" in first
 
 
@@ -70,8 +69,7 @@ def test_violations_filter_by_label_selector(client, viewer, fleet):
 
 
 def test_violations_are_paginated(client, viewer):
-    for index in range(55):
-        Cluster.objects.create(name=f"c{index:03d}", api_endpoint="https://h")
+    make_fleet(55, prefix="c")
     client.force_login(viewer)
     first = client.get(reverse("clusters:conventions")).content.decode()
     second = client.get(reverse("clusters:conventions"), {"page": 2}).content.decode()

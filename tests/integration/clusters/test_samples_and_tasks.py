@@ -74,20 +74,16 @@ def test_the_fan_out_collects_every_cluster_through_the_tasks(simulate, member_k
     from django.core.management import call_command
 
     from clusters.tasks import collect_all
-    from karmada_ui.celery import app
     from membersim import ClusterSpec
+    from tests.support.eager import eager_tasks
 
     settings.HEALTH_CALL_TIMEOUT = 1.0
     sim = simulate(ClusterSpec(name="beijing", nodes=2), ClusterSpec(name="shanghai", nodes=3))
     path = member_kubeconfig(sim)
     for name in ("beijing", "shanghai"):
         call_command("join", name, kubeconfig=str(path), context=name)
-    previous = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    try:
+    with eager_tasks(propagate=False):
         assert collect_all() == 2
-    finally:
-        app.conf.task_always_eager = previous
     assert ClusterSample.objects.count() == 2
     assert dict(Cluster.objects.values_list("name", "nodes_total")) == {"beijing": 2, "shanghai": 3}
     assert all(Cluster.objects.values_list("last_collected_at", flat=True))

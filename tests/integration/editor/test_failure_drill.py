@@ -8,10 +8,9 @@ import pytest
 import yaml
 from django.urls import reverse
 
-from membersim import ClusterSpec, Simulator
 from scheduling.models import ResourceBinding
 from scheduling.services import apply_yaml
-from tests.support.members import eager_tasks, register
+from tests.support.members import member_spec
 from tests.unit.editor.seed import POLICY_7_3
 
 SHOP = """
@@ -25,25 +24,27 @@ spec:
     metadata: {labels: {app: shop}}
     spec: {containers: [{name: shop, image: nginx:1.27}]}
 """
-SPECS = [
-    ClusterSpec(name="beijing", region="cn-north", nodes=1, labels={"env": "prod"}),
-    ClusterSpec(name="shanghai", region="cn-east", nodes=1, labels={"env": "prod"}),
-    ClusterSpec(name="guangzhou", region="cn-south", nodes=1, labels={"env": "staging"}),
-]
 
 
 @pytest.fixture
-def shop(transactional_db):
+def member_specs():
+    """The seed's three cities with one node each and no zones, for the shared `members` fixture."""
+    return [
+        member_spec("beijing", nodes=1, zones=[], labels={"env": "prod"}),
+        member_spec("shanghai", nodes=1, zones=[], labels={"env": "prod"}),
+        member_spec("guangzhou", nodes=1, zones=[], labels={"env": "staging"}),
+    ]
+
+
+@pytest.fixture
+def shop(members):
     """shop runs 7 in beijing and 3 in shanghai under the seed's policy."""
 
     def start(policy=POLICY_7_3):
         apply_yaml(SHOP + "---\n" + yaml.safe_dump(policy))
         assert ResourceBinding.objects.get().target_replicas() == {"beijing": 7, "shanghai": 3}
 
-    with Simulator(SPECS) as sim, eager_tasks():
-        for spec in SPECS:
-            register(sim, spec)
-        yield start
+    return start
 
 
 def outcome_of(body: str) -> str:

@@ -6,16 +6,14 @@ import html
 import json
 import re
 
-import pytest
 from django.urls import reverse
 
 from core.models import AuditEntry
-from membersim import ClusterSpec, Simulator
 from scheduling.editor.formstate import form_from_policy
 from scheduling.editor.models import PolicyDraft
 from scheduling.models import ResourceBinding, ResourceTemplate
 from scheduling.services import apply_yaml
-from tests.support.members import eager_tasks, member_object, register
+from tests.support.members import member_object
 from tests.unit.editor.seed import POLICY_7_3, policy_with_weights
 from tests.unit.editor.test_form_conversion import submitted
 
@@ -31,20 +29,6 @@ spec:
     spec:
       containers: [{name: shop, image: nginx:1.27, resources: {requests: {cpu: 100m, memory: 64Mi}}}]
 """
-
-SPECS = [
-    ClusterSpec(name="beijing", region="cn-north", zones=["cn-north-a"], nodes=2, labels={"env": "prod"}),
-    ClusterSpec(name="shanghai", region="cn-east", zones=["cn-east-a"], nodes=2, labels={"env": "prod"}),
-    ClusterSpec(
-        name="guangzhou", region="cn-south", zones=["cn-south-a"], nodes=1, labels={"env": "staging"}
-    ),
-]
-
-
-@pytest.fixture
-def members(transactional_db):
-    with Simulator(SPECS) as sim, eager_tasks():
-        yield {spec.name: register(sim, spec) for spec in SPECS}
 
 
 def editor_post(doc: dict) -> dict:

@@ -1,13 +1,10 @@
-"""Fixtures for observability: a real webhook receiver on 127.0.0.1, eager Celery, and cluster rows."""
+"""Fixtures for observability: a real webhook receiver on 127.0.0.1."""
 
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-
-from clusters.models import Cluster, ReadyState
-from karmada_ui.celery import app
 
 
 class WebhookReceiver:
@@ -46,24 +43,3 @@ def webhook():
     receiver = WebhookReceiver()
     yield receiver
     receiver.close()
-
-
-@pytest.fixture
-def eager_celery():
-    """Run .delay() inline, as a worker would, retries included, so that a test sees the whole chain.
-
-    Errors do not propagate (Celery's eager retries need that); tests check the recorded outcome."""
-    previous = app.conf.task_always_eager, app.conf.task_eager_propagates
-    app.conf.task_always_eager, app.conf.task_eager_propagates = True, False
-    yield
-    app.conf.task_always_eager, app.conf.task_eager_propagates = previous
-
-
-@pytest.fixture
-def make_cluster(db):
-    def make(name, ready=ReadyState.TRUE, **fields):
-        return Cluster.objects.create(
-            name=name, api_endpoint=f"https://{name}.example:6443", ready=ready, **fields
-        )
-
-    return make

@@ -1,36 +1,22 @@
 """End to end against simulated member clusters: collection feeds /metrics, a stopped cluster fires
 ClusterUnhealthy and its webhook, overlapping pod CIDRs are flagged, scheduling and applies are counted."""
 
-from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 from django.test import Client
-from django.utils import timezone
 from prometheus_client.parser import text_string_to_metric_families
 
-from clusters.collector import Clock, collect_cluster
+from clusters.collector import collect_cluster
 from clusters.k8s import objects
 from clusters.models import Cluster
-from membersim import ClusterSpec, Simulator
+from membersim import ClusterSpec
 from observability import engine
 from observability.models import Alert, Delivery, DeliveryState, Receiver
 from scheduling.services import apply_yaml
-from tests.support.members import eager_tasks, register
 
 NGINX = (Path(__file__).parents[1] / "scheduling" / "examples" / "nginx-cluster-names.yaml").read_text()
-
-
-class SteppedClock(Clock):
-    """Real time plus an offset: the collector's waits advance the offset instead of sleeping."""
-
-    def __init__(self):
-        self.offset = timedelta()
-        super().__init__(now=lambda: timezone.now() + self.offset, sleep=self.advance)
-
-    def advance(self, seconds):
-        self.offset += timedelta(seconds=seconds)
 
 
 @pytest.fixture
@@ -110,13 +96,18 @@ def test_a_scrape_after_collection_shows_what_the_member_cluster_reports(
 
 @pytest.mark.django_db
 def test_stopping_a_simulated_cluster_fires_cluster_unhealthy_and_delivers_the_webhook(
-    simulate, member_kubeconfig, fast_health, webhook, eager_celery, django_capture_on_commit_callbacks
+    simulate,
+    member_kubeconfig,
+    fast_health,
+    webhook,
+    eager_celery,
+    django_capture_on_commit_callbacks,
+    clock,
 ):
     fast_health.ALERT_CLUSTER_UNHEALTHY_FOR = 0
     sim = simulate(ClusterSpec(name="beijing", nodes=2), ClusterSpec(name="shanghai", nodes=2))
     clusters = join(sim, member_kubeconfig, "beijing", "shanghai")
     Receiver.objects.create(name="ops", kind="webhook", url=webhook.url)
-    clock = SteppedClock()
     for cluster in clusters.values():
         collect_cluster(cluster.pk, clock)
     assert engine.evaluate().fired == []
@@ -165,13 +156,10 @@ def test_two_clusters_given_overlapping_pod_cidrs_are_flagged_by_the_network_che
     assert data["flat_networking_possible"] is False
 
 
-SPECS = [ClusterSpec(name="cluster-01", nodes=2), ClusterSpec(name="cluster-02", nodes=2)]
-
-
 @pytest.fixture
-def members(transactional_db):
-    with Simulator(SPECS) as sim, eager_tasks():
-        yield {spec.name: register(sim, spec) for spec in SPECS}
+def member_specs():
+    """Two plain clusters for the shared `members` fixture: the metrics test needs no labels or regions."""
+    return [ClusterSpec(name="cluster-01", nodes=2), ClusterSpec(name="cluster-02", nodes=2)]
 
 
 def test_scheduling_and_applying_works_are_counted_on_metrics(members):
@@ -204,12 +192,11 @@ def test_scheduling_and_applying_works_are_counted_on_metrics(members):
 
 @pytest.mark.django_db
 def test_a_ready_change_seen_by_collection_fires_the_alert_without_waiting_for_beat(
-    simulate, member_kubeconfig, fast_health, eager_celery, django_capture_on_commit_callbacks
+    simulate, member_kubeconfig, fast_health, eager_celery, django_capture_on_commit_callbacks, clock
 ):
     fast_health.ALERT_CLUSTER_UNHEALTHY_FOR = 0
     sim = simulate(ClusterSpec(name="beijing", nodes=2))
     beijing = join(sim, member_kubeconfig, "beijing")["beijing"]
-    clock = SteppedClock()
     collect_cluster(beijing.pk, clock)
     sim.control("beijing", "down")
     with django_capture_on_commit_callbacks(execute=True):

@@ -1,29 +1,23 @@
-"""Fixtures for propagation tests: three simulated member clusters and tasks that run inline."""
+"""Propagation tests run on three simulated clusters: cluster-01 and 02 env=prod, cluster-03 staging."""
 
 from __future__ import annotations
 
 import pytest
 
-from membersim import ClusterSpec, Simulator
-from tests.support.members import eager_tasks, register
-
-SPECS = [
-    ClusterSpec(name="cluster-01", region="cn-north", zones=["cn-north-a"], nodes=2, labels={"env": "prod"}),
-    ClusterSpec(name="cluster-02", region="cn-east", zones=["cn-east-a"], nodes=2, labels={"env": "prod"}),
-    ClusterSpec(
-        name="cluster-03", region="cn-south", zones=["cn-south-a"], nodes=2, labels={"env": "staging"}
-    ),
-]
+from tests.support.members import member_spec
 
 
 @pytest.fixture
-def sim():
-    with Simulator(SPECS) as simulator:
-        yield simulator
+def member_specs():
+    """What the shared `members` fixture starts for these tests."""
+    return [
+        member_spec("cluster-01", region="cn-north", labels={"env": "prod"}),
+        member_spec("cluster-02", region="cn-east", labels={"env": "prod"}),
+        member_spec("cluster-03", region="cn-south", labels={"env": "staging"}),
+    ]
 
 
 @pytest.fixture
-def members(transactional_db, sim):
-    """Three registered clusters (cluster-01/02 env=prod, cluster-03 env=staging), tasks eager."""
-    with eager_tasks():
-        yield {spec.name: register(sim, spec) for spec in SPECS}
+def sim(member_sim):
+    """The members' simulator, by the name these tests have long used for it (faults: `sim.control`)."""
+    return member_sim

@@ -67,9 +67,9 @@ def test_the_api_lists_each_clusters_copy_its_pods_and_the_events_newest_first(s
 
 
 def test_a_cluster_that_hangs_shows_unreachable_in_its_own_row_while_the_others_answer(
-    shop, sim, api_as, viewer
+    shop, member_sim, api_as, viewer
 ):
-    sim.control("cluster-02", "down")
+    member_sim.control("cluster-02", "down")
     started = time.monotonic()
     answer = api_as(viewer).get(f"/api/v1/workloads/{shop.pk}/members/")
     took = time.monotonic() - started

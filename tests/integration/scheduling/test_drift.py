@@ -28,9 +28,9 @@ def shop(members):
 
 
 @pytest.fixture
-def by_hand(sim, member_kubeconfig):
+def by_hand(member_sim, member_kubeconfig):
     """Run kubectl against one simulated member, as a person at a terminal would."""
-    kubeconfig = member_kubeconfig(sim)
+    kubeconfig = member_kubeconfig(member_sim)
 
     def run(cluster: str, *args: str) -> None:
         subprocess.run(

@@ -84,8 +84,10 @@ def test_without_a_kind_pods_and_services_count_and_the_box_reads_prefixes(fleet
     assert [(r["cluster"], r["name"]) for r in named.json()["results"]] == [("cluster-03", "shop-legacy")]
 
 
-def test_a_hanging_cluster_is_named_as_timed_out_and_the_others_answer_in_time(fleet, sim, api_as, viewer):
-    sim.control("cluster-02", "down")
+def test_a_hanging_cluster_is_named_as_timed_out_and_the_others_answer_in_time(
+    fleet, member_sim, api_as, viewer
+):
+    member_sim.control("cluster-02", "down")
     started = time.monotonic()
     answer = api_as(viewer).get("/api/v1/search/", {"selector": "app=shop", "kind": "Deployment"})
     assert time.monotonic() - started < 3.0
@@ -117,13 +119,13 @@ def test_a_bad_or_empty_search_is_a_400_naming_the_field(members, api_as, viewer
     assert answer.status_code == 400 and answer.json()["field"] == field
 
 
-def test_the_page_asks_each_cluster_in_a_fragment_of_its_own(fleet, sim, client, viewer):
+def test_the_page_asks_each_cluster_in_a_fragment_of_its_own(fleet, member_sim, client, viewer):
     client.force_login(viewer)
     page = client.get("/search/", {"q": "app=shop"}).content.decode()
     assert page.count('data-state="asking"') == 3 and "/search/in/cluster-01/?selector=app%3Dshop" in page
     one = client.get("/search/in/cluster-03/", {"selector": "app=shop", "kind": "deploy"}).content.decode()
     assert 'data-state="answered"' in one and 'data-hit="Deployment/legacy/shop-legacy"' in one
-    sim.control("cluster-02", "down")
+    member_sim.control("cluster-02", "down")
     late = client.get("/search/in/cluster-02/", {"selector": "app=shop"}).content.decode()
     assert 'data-state="timed-out"' in late and 'hx-swap-oob="beforeend:#search-timed-out"' in late
 

@@ -52,6 +52,8 @@ def test_nginx_runs_in_both_named_clusters_with_karmadas_labels_and_annotations(
         "cluster-01": 2,
         "cluster-02": 2,
     }
+    fully = binding.condition("FullyApplied")
+    assert (fully["status"], fully["reason"]) == ("True", "FullyAppliedSuccess")
 
 
 def test_an_object_deleted_or_edited_by_hand_in_a_member_comes_back(members):

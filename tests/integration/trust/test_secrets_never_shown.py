@@ -28,7 +28,8 @@ from membersim import ClusterSpec
 from observability.models import Alert, Delivery, Receiver, Silence
 from scheduling.models import PropagationPolicy, ResourceTemplate
 from tests.support.commands import run_command
-from tests.support.members import converge, eager_tasks
+from tests.support.eager import eager_tasks
+from tests.support.members import converge
 from tests.support.secrets import client_certificate, leaks, with_client_key
 
 pytestmark = pytest.mark.django_db(transaction=True)
