@@ -305,7 +305,8 @@ def kubernetes_api_paths(client: Client, auth: dict) -> list[str]:
             collection = path.rpartition("/")
             paths.append(f"{collection[0]}/{where}{collection[2]}/{meta['name']}")
     proxy = "/k8s/apis/cluster.karmada.io/v1alpha1/clusters/beijing/proxy"
-    return [*sorted(set(paths)), f"{proxy}/api/v1/nodes", f"{proxy}/api/v1/namespaces/default/pods", f"{proxy}/"]
+    member_reads = [f"{proxy}/api/v1/nodes", f"{proxy}/api/v1/namespaces/default/pods", f"{proxy}/"]
+    return [*sorted(set(paths)), *member_reads]
 
 
 def test_no_kubernetes_api_answer_shows_the_token_or_the_key(joined):
