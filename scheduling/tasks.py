@@ -7,7 +7,6 @@ from django.db import transaction
 
 from scheduling.controllers import detector, dispatch, marking, propagation, rollouts, scheduler
 from scheduling.controllers import reconcile as reconciling
-from scheduling.models import Work
 
 # Works are applied in chunks: one task, many member calls in parallel.
 CHUNK = 100
@@ -56,16 +55,10 @@ def schedule_binding(binding_id: int, force: str = "") -> None:
 
 
 def enqueue_works(work_ids: list[int]) -> None:
-    """Queue applies in chunks of one cluster each, so a slow cluster delays only its own chunks."""
-    if not work_ids:
-        return
-    by_cluster: dict[str, list[int]] = {}
-    for work_id, cluster in Work.objects.filter(pk__in=work_ids).values_list("pk", "cluster_name"):
-        by_cluster.setdefault(cluster, []).append(work_id)
-    for cluster in sorted(by_cluster):
-        ids = sorted(by_cluster[cluster])
-        for start in range(0, len(ids), CHUNK):
-            after_commit(apply_works, ids[start : start + CHUNK])
+    """Queue applies in chunks (a binding's Works across its clusters go together: one task, calls in
+    parallel, a bounded share of them per cluster)."""
+    for start in range(0, len(work_ids), CHUNK):
+        after_commit(apply_works, work_ids[start : start + CHUNK])
 
 
 @shared_task(name="scheduling.tasks.sync_binding", **ONCE)
