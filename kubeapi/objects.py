@@ -6,7 +6,7 @@ import json
 import secrets
 import string
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
@@ -15,7 +15,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from core import useryaml
-from kubeapi import managed, ownership, selection, versions
+from kubeapi import managed, ownership, selection, validation, versions
 from kubeapi.handling import as_api_error
 from kubeapi.kinds import Kind
 from kubeapi.status import ApiError, not_found, success
@@ -25,10 +25,16 @@ GENERATED_SUFFIX = 5
 
 @dataclass(frozen=True)
 class Writer:
-    """Who writes: the user (for roles and the audit) and the field manager (for managedFields)."""
+    """Who writes: the user (for roles and the audit), the field manager (for managedFields), and the
+    fieldValidation asked for; the warnings the write answers with are collected here."""
 
     user: Any
     manager: str
+    field_validation: str = validation.DEFAULT
+    warnings: list[str] = field(default_factory=list)
+
+    def validate(self, kind: Kind, document: Any) -> None:
+        self.warnings.extend(validation.checked(kind, document, self.field_validation))
 
 
 # A write's answer becomes the managedFields to keep, given the stored object.
@@ -213,6 +219,7 @@ def create(kind: Kind, namespace: str, body: Any, writer: Writer, dry_run: bool)
     if kind.namespaced and not namespace:
         raise ApiError(405, f"create {kind.plural} in a namespace: /namespaces/NAME/{kind.plural}")
     document = _checked_body(kind, body, namespace)
+    writer.validate(kind, document)
     name = document["metadata"]["name"]
     if kind.store.find(namespace, name) is not None:
         raise ApiError(
@@ -243,6 +250,7 @@ def replace(
     does when it moves a client-side apply to server-side)."""
     row = get_row(kind, namespace, name)
     document = _checked_body(kind, body, namespace, name)
+    writer.validate(kind, document)
     sent = str(document["metadata"].get("resourceVersion") or "")
     if sent and sent != str(kind.store.version(row)):
         raise stale(kind, name)
@@ -285,6 +293,7 @@ def apply(
     """Server-side apply: create the object from the configuration, or merge it into the stored one
     with the fields' ownership checked (409 on a conflict unless forced) and kept."""
     document = _checked_body(kind, config, namespace, name)
+    writer.validate(kind, document)
     if document["metadata"].get("managedFields") is not None:
         raise ApiError(
             422,

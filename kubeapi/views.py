@@ -17,6 +17,7 @@ from kubeapi import (
     patching,
     protobuf,
     tables,
+    validation,
     watch,
 )
 from kubeapi.auth import require
@@ -105,7 +106,15 @@ def _writer(request: HttpRequest) -> objects.Writer:
     manager = ownership.manager_name(
         request.GET.get("fieldManager", ""), request.headers.get("User-Agent", "")
     )
-    return objects.Writer(request.user, manager)
+    return objects.Writer(request.user, manager, validation.mode_of(request.GET))
+
+
+def _written(body: Any, writer: objects.Writer, status: int = 200) -> HttpResponse:
+    """A write's answer, with its warnings (unknown fields under fieldValidation=Warn) as headers."""
+    response = json_response(body, status=status)
+    if writer.warnings:
+        response["Warning"] = validation.warning_header(writer.warnings)
+    return response
 
 
 def _answer(request: HttpRequest, kind: Kind, body: dict[str, Any], status: int = 200) -> HttpResponse:
@@ -133,8 +142,9 @@ def collection(
         if "create" not in kind.verbs and kind.kind != "Cluster":
             raise ApiError(405, f"{kind.kind} is read-only through this API", "MethodNotAllowed")
         body = patching.parse_body(request.body)
-        answer = objects.create(kind, namespace, body, _writer(request), objects.dry_run_of(params))
-        return json_response(answer, status=201)
+        writer = _writer(request)
+        answer = objects.create(kind, namespace, body, writer, objects.dry_run_of(params))
+        return _written(answer, writer, status=201)
     raise ApiError(405, f"{request.method} is not allowed on a collection", "MethodNotAllowed")
 
 
@@ -175,7 +185,9 @@ def item(
         return json_response(objects.delete(kind, namespace, name, writer, dry_run, str(propagation)))
     if verb == "update":
         body = patching.parse_body(request.body)
-        return json_response(objects.replace(kind, namespace, name, body, writer, dry_run, bool(subresource)))
+        return _written(
+            objects.replace(kind, namespace, name, body, writer, dry_run, bool(subresource)), writer
+        )
     content_type = (request.content_type or "").split(";")[0]
     force = params.get("force", "")
     if content_type == patching.APPLY_PATCH:
@@ -190,7 +202,9 @@ def item(
     current = kind.store.document(objects.get_row(kind, namespace, name))
     managed.attach(kind, [current])
     result = patching.patched(current, content_type, request.body, kind.builtin)
-    return json_response(objects.replace(kind, namespace, name, result, writer, dry_run, bool(subresource)))
+    return _written(
+        objects.replace(kind, namespace, name, result, writer, dry_run, bool(subresource)), writer
+    )
 
 
 def _server_side_apply(
@@ -207,11 +221,13 @@ def _server_side_apply(
         )
     force = request.GET.get("force", "") in ("true", "1")
     config = objects.apply_body(request.body)
-    writer = objects.Writer(request.user, ownership.manager_name(manager, ""))
+    writer = objects.Writer(
+        request.user, ownership.manager_name(manager, ""), validation.mode_of(request.GET)
+    )
     answer = objects.apply(
         kind, namespace, name, config, writer, dry_run, force=force, subresource=subresource
     )
-    return json_response(answer)
+    return _written(answer, writer)
 
 
 @kube_view

@@ -5,9 +5,8 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import transaction
 
-from scheduling.controllers import detector, dispatch, marking, propagation, rollouts, scheduler
+from scheduling.controllers import detector, dispatch, marking, propagation, rebalancing, rollouts, scheduler
 from scheduling.controllers import reconcile as reconciling
-from scheduling.models import Work
 
 # Works are applied in chunks: one task, many member calls in parallel.
 CHUNK = 100
@@ -56,16 +55,10 @@ def schedule_binding(binding_id: int, force: str = "") -> None:
 
 
 def enqueue_works(work_ids: list[int]) -> None:
-    """Queue applies in chunks of one cluster each, so a slow cluster delays only its own chunks."""
-    if not work_ids:
-        return
-    by_cluster: dict[str, list[int]] = {}
-    for work_id, cluster in Work.objects.filter(pk__in=work_ids).values_list("pk", "cluster_name"):
-        by_cluster.setdefault(cluster, []).append(work_id)
-    for cluster in sorted(by_cluster):
-        ids = sorted(by_cluster[cluster])
-        for start in range(0, len(ids), CHUNK):
-            after_commit(apply_works, ids[start : start + CHUNK])
+    """Queue applies in chunks (a binding's Works across its clusters go together: one task, calls in
+    parallel, a bounded share of them per cluster)."""
+    for start in range(0, len(work_ids), CHUNK):
+        after_commit(apply_works, work_ids[start : start + CHUNK])
 
 
 @shared_task(name="scheduling.tasks.sync_binding", **ONCE)
@@ -114,6 +107,12 @@ def reconcile() -> None:
         after_commit(schedule_bindings, plan.schedule)
     enqueue_works(plan.apply)
     after_commit(advance_rollouts)  # the pass collected every member's status
+
+
+@shared_task(name="scheduling.tasks.expire_rebalancers", **ONCE)
+def expire_rebalancers() -> None:
+    """WorkloadRebalancers past their ttlSecondsAfterFinished go."""
+    rebalancing.expire_rebalancers()
 
 
 @shared_task(name="scheduling.tasks.advance_rollout", **ONCE)

@@ -1,6 +1,7 @@
 """Server-side apply through /k8s with the real kubectl (oldest and newest bundled minor): managedFields
 kept and returned, a conflicting field manager answered 409 with the field and its owner, forced with
---force-conflicts, and the fields client-side apply, patch and label wrote owned by their managers."""
+--force-conflicts, and the fields client-side apply, patch and label wrote owned by their managers;
+and kubectl's field validation: an unknown field refused (Strict) or warned of (Warn) by its path."""
 
 from __future__ import annotations
 
@@ -114,3 +115,20 @@ def test_a_dry_run_answers_the_change_with_the_stored_resource_version(kubectl):
         answer = json.loads(out)
         assert answer["data"]["a"] == "3" and answer["metadata"]["resourceVersion"] == stored
     assert kubectl.json("get", "configmap", "web")["data"]["a"] == "1"
+
+
+TYPO = POLICY.replace("clusterAffinity:", "clusterAfinity:")
+
+
+@pytest.mark.parametrize("mode", [[], ["--server-side"]])
+def test_an_unknown_field_is_refused_by_its_path_under_strict_validation(kubectl, mode):
+    refused = kubectl.run("apply", *mode, "-f", "-", input=TYPO, check=False)
+    assert refused.returncode != 0
+    assert 'unknown field "spec.placement.clusterAfinity"' in refused.stderr
+    assert not PropagationPolicy.objects.exists()
+
+
+def test_warn_validation_writes_and_prints_the_unknown_field(kubectl):
+    done = kubectl.run("apply", "--validate=warn", "-f", "-", input=TYPO)
+    assert 'Warning: unknown field "spec.placement.clusterAfinity"' in done.stderr
+    assert PropagationPolicy.objects.filter(name="web").exists()

@@ -384,6 +384,20 @@ def test_every_service_verb_leaves_one_audit_entry_with_its_diff(sim, operator, 
         "kube",
     )
 
+    walk.step(
+        "write through the cluster proxy",
+        lambda: clusters.proxy_request(
+            beijing,
+            "POST",
+            "/api/v1/namespaces/default/configmaps",
+            headers={"Content-Type": "application/json"},
+            body=json.dumps({"kind": "ConfigMap", "metadata": {"name": "proxied"}}).encode(),
+            user=operator,
+        ),
+        "ClusterProxyWrite",
+        "Cluster",
+        "beijing",
+    )
     walk.user = admin_user
     walk.step("unjoin", lambda: clusters.unjoin(shanghai, user=admin_user), "Unjoined", "Cluster", "shanghai")
     assert AuditEntry.objects.get(action="Unjoined").changes["api_endpoint"] == {
@@ -392,7 +406,7 @@ def test_every_service_verb_leaves_one_audit_entry_with_its_diff(sim, operator, 
     text = json.dumps(list(AuditEntry.objects.values()), default=str)
     assert sim.token("beijing") not in text and sim.token("shanghai") not in text
     assert HOOK_SECRET not in text
-    assert len(walk.seen) == 33
+    assert len(walk.seen) == 34
 
 
 # Each verb of the services the walk above calls; a new verb without a step there fails the next test.
@@ -411,6 +425,7 @@ WALKED = {
         "create_convention",
         "update_convention",
         "delete_convention",
+        "proxy_request",
     },
     "observability": {
         "create_silence",
