@@ -77,6 +77,12 @@ def _scheduling_schedule() -> dict:
             "schedule": failover,
             "options": {"expires": failover},
         },
+        # WorkloadRebalancers' ttlSecondsAfterFinished: checked as often as failover (seconds matter)
+        "scheduling.expire-rebalancers": {
+            "task": "scheduling.tasks.expire_rebalancers",
+            "schedule": failover,
+            "options": {"expires": failover},
+        },
     }
 
 

@@ -43,16 +43,22 @@ def attach(
     if not documents:
         return
     if known is None:
-        if len(documents) == 1:
-            namespace, name = _identity(documents[0])
-            known = {(namespace, name): entries(kind, namespace, name)}
-        else:
-            namespaces = {_identity(d)[0] for d in documents}
-            known = by_object(kind, next(iter(namespaces)) if len(namespaces) == 1 else "")
+        known = _of(kind, [_identity(d) for d in documents])
     for document in documents:
         found = known.get(_identity(document))
         if found:
             document.setdefault("metadata", {})["managedFields"] = found
+
+
+def _of(kind: Kind, identities: list[tuple[str, str]]) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """The entries of these objects only (a page of a list, not the whole kind): one query."""
+    wanted = set(identities)
+    rows = ManagedFields.objects.filter(
+        kind_key=_key(kind),
+        namespace__in={ns for ns, _ in wanted},
+        name__in={name for _, name in wanted},
+    ).values_list("namespace", "name", "entries")
+    return {(ns, name): list(e) for ns, name, e in rows if (ns, name) in wanted}
 
 
 def save(kind: Kind, namespace: str, name: str, new: list[dict[str, Any]]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import transaction
 
-from scheduling.controllers import detector, dispatch, marking, propagation, rollouts, scheduler
+from scheduling.controllers import detector, dispatch, marking, propagation, rebalancing, rollouts, scheduler
 from scheduling.controllers import reconcile as reconciling
 
 # Works are applied in chunks: one task, many member calls in parallel.
@@ -107,6 +107,12 @@ def reconcile() -> None:
         after_commit(schedule_bindings, plan.schedule)
     enqueue_works(plan.apply)
     after_commit(advance_rollouts)  # the pass collected every member's status
+
+
+@shared_task(name="scheduling.tasks.expire_rebalancers", **ONCE)
+def expire_rebalancers() -> None:
+    """WorkloadRebalancers past their ttlSecondsAfterFinished go."""
+    rebalancing.expire_rebalancers()
 
 
 @shared_task(name="scheduling.tasks.advance_rollout", **ONCE)
