@@ -4,11 +4,14 @@ An Update gives its manager every field it set or changed and takes them from th
 owns exactly the fields of its configuration: a field another manager owns that the apply would change
 is a conflict (409, each field and its manager, as the API server answers) unless forced, when the
 field moves to the applier; a field the applier applied before and no longer does is removed from the
-object unless another manager still owns it. A manager left with no fields is dropped.
+object unless another manager still owns it. A manager left with no fields is dropped. kubectl's own
+server-side apply (manager `kubectl`) takes over, without a conflict, the fields its client-side apply
+recorded in the last-applied annotation that still hold their live value, as the API server allows.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
@@ -18,6 +21,9 @@ from kubeapi.patching import merge_patch, strategic_merge
 from kubeapi.status import ApiError
 
 APPLY = "Apply"
+# Only kubectl's own server-side apply takes over what its client-side apply set (the API server's rule)
+KUBECTL = "kubectl"
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 UPDATE = "Update"
 MISSING = object()
 MAX_MANAGER = 128
@@ -198,6 +204,9 @@ def applied(
             conflicts += [(str(other.get("manager")), path) for path in sorted(lost)]
             owned -= lost
         others.append((other, owned))
+    if conflicts and not force and manager == KUBECTL:
+        agreeing = _last_applied_agreeing(live, before, keyed, subresource)
+        force = all(path in agreeing for _, path in conflicts)
     if conflicts and not force:
         raise ApiError(
             409,
@@ -213,6 +222,24 @@ def applied(
             ],
         )
     return pruned([*(_with(e, owned) for e, owned in others if owned), entry], stored, keyed)
+
+
+def _last_applied_agreeing(
+    live: dict[str, Any], before: dict[Path, Any], keyed: bool, subresource: str
+) -> set[Path]:
+    """The fields of the object's last-applied-configuration annotation (kubectl's client-side apply)
+    that still hold the live value: kubectl's server-side apply takes these over without a conflict,
+    as the API server lets `kubectl apply --server-side` follow a client-side `kubectl apply`."""
+    text = ((live.get("metadata") or {}).get("annotations") or {}).get(LAST_APPLIED)
+    try:
+        last = json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        return set()
+    if not isinstance(last, dict):
+        return set()
+    return {
+        path for path, value in leaves(last, keyed, subresource).items() if before.get(path, MISSING) == value
+    }
 
 
 def pruned(entries: list[dict[str, Any]], document: dict[str, Any], keyed: bool) -> list[dict[str, Any]]:

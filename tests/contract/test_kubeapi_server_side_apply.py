@@ -132,3 +132,14 @@ def test_warn_validation_writes_and_prints_the_unknown_field(kubectl):
     done = kubectl.run("apply", "--validate=warn", "-f", "-", input=TYPO)
     assert 'Warning: unknown field "spec.placement.clusterAfinity"' in done.stderr
     assert PropagationPolicy.objects.filter(name="web").exists()
+
+
+def test_moving_from_client_side_to_server_side_apply_keeps_kubectl_the_owner(kubectl):
+    kubectl.run("apply", "-f", "-", input=CONFIG_MAP)
+    changed = CONFIG_MAP.replace('a: "1"', 'a: "2"')
+    kubectl.run("apply", "--server-side", "-f", "-", input=changed)
+    got = kubectl.json("get", "configmap", "web", "--show-managed-fields")
+    assert got["data"]["a"] == "2"
+    owners = {e["manager"]: e for e in got["metadata"]["managedFields"]}
+    assert owners["kubectl"]["operation"] == "Apply"
+    assert "f:a" in owners["kubectl"]["fieldsV1"]["f:data"]

@@ -294,3 +294,59 @@ def test_custom_kinds_own_lists_whole():
 def test_the_manager_is_the_parameter_else_the_user_agent_product():
     assert manager_name("", "kubectl/v1.33.1 (linux/amd64) kubernetes/abc") == "kubectl"
     assert manager_name("argocd-controller", "whatever/1") == "argocd-controller"
+
+
+def test_kubectl_takes_over_what_its_client_side_apply_set_and_no_one_else_does():
+    import json
+
+    live = cm(a="1")
+    live["metadata"]["annotations"] = {
+        "kubectl.kubernetes.io/last-applied-configuration": json.dumps(cm(a="1"))
+    }
+    entries = update(
+        [],
+        None,
+        live,
+        manager="kubectl-client-side-apply",
+        api_version="v1",
+        keyed=True,
+        subresource="",
+        now=NOW,
+    )
+    _, kept = apply(
+        entries,
+        live,
+        cm(a="2"),
+        manager="kubectl",
+        api_version="v1",
+        keyed=True,
+        subresource="",
+        force=False,
+        now=NOW,
+    )
+    assert ("f:data", "f:a") in owners(kept)[("kubectl", "Apply")]
+    with pytest.raises(ApiError):
+        apply(
+            entries,
+            live,
+            cm(a="2"),
+            manager="ci",
+            api_version="v1",
+            keyed=True,
+            subresource="",
+            force=False,
+            now=NOW,
+        )
+    edited = {**live, "data": {"a": "9"}}
+    with pytest.raises(ApiError):  # the live value no longer is the last-applied one
+        apply(
+            entries,
+            edited,
+            cm(a="2"),
+            manager="kubectl",
+            api_version="v1",
+            keyed=True,
+            subresource="",
+            force=False,
+            now=NOW,
+        )

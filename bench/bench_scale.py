@@ -1,0 +1,706 @@
+"""Benchmark: the control plane at fleet scale on PostgreSQL, seeded through the real path, as ratios.
+
+The rig is the deployed stack on one machine: membersim serving the fleet, the worker processes per
+queue as docker-compose.yml starts them (schedule, propagate, default, health with beat), the member
+watcher, and gunicorn serving the pages; this process applies YAML through `apply_yaml` (template →
+detector → scheduler → propagation → members), and drives the official client for the baseline.
+
+Printed, each as a ratio to its target (a ratio <= 1.00 is within; "at least" targets are inverted so
+that the same reading holds):
+- Works/s from apply to applied over the first and the last 10% of the seeding, each against the raw
+  official client creating the same objects in the same run, and last/first;
+- bindings scheduled per second by one schedule worker process;
+- CPU seconds per minute spent by scheduling and propagation (schedule, propagate and default workers,
+  the watcher) when nothing changes, health collection (its worker and beat) beside it;
+- a new workload applied to the full fleet: p99 until its copy runs in every cluster; a member copy
+  edited or deleted by hand: p99 until repaired;
+- p95 of the list and detail pages and of /api/v1/ lists, with their query counts;
+- resident memory of web, worker and watcher processes;
+- 1 against 2 worker processes on the propagate queue: throughput ratio;
+- a second fleet of 1,000 clusters x 10 workloads: Works/s, and the health cycle (bench_health.py
+  measures the 1,000-cluster probe cycle and NotReady latency on its own, in the same `make bench`).
+
+python bench/bench_scale.py [--clusters 100] [--workloads 1000] [--wide-clusters 1000]
+                            [--wide-workloads 10] [--database NAME]
+Needs PostgreSQL (DATABASE_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres: the
+benchmark creates and drops its own database) and Redis (BENCH_REDIS_URL, default db 12 on
+127.0.0.1:6379, flushed at start).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+RESULTS = ROOT / "bench" / "results.md"
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
+
+# Issue 15's targets. "min" targets are at least, "max" at most.
+TARGETS = {
+    "first_ratio": ("min", 0.7),
+    "last_ratio": ("min", 0.7),
+    "last_over_first": ("min", 0.8),
+    "scheduled_per_s": ("min", 500.0),
+    "idle_cpu_s_per_min": ("max", 6.0),
+    "new_workload_p99_s": ("max", 1.0),
+    "repair_p99_s": ("max", 2.0),
+    "page_p95_s": ("max", 0.3),
+    "rss_mib": ("max", 1024.0),
+    "two_workers_ratio": ("min", 1.6),
+}
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clusters", type=int, default=100)
+    parser.add_argument("--workloads", type=int, default=1000)
+    parser.add_argument("--wide-clusters", type=int, default=1000)
+    parser.add_argument("--wide-workloads", type=int, default=10)
+    parser.add_argument("--database", default="bench_scale")
+    parser.add_argument("--samples", type=int, default=20, help="workloads timed apply → running")
+    options = parser.parse_args()
+    if min(options.clusters, options.workloads, options.samples) <= 0 or options.wide_clusters < 0:
+        parser.error("--clusters, --workloads and --samples must be positive")
+    if not re.fullmatch(r"[a-z_][a-z0-9_]{0,62}", options.database):
+        parser.error("--database must be a plain PostgreSQL name (lower case, digits, _)")
+    return options
+
+
+OPTIONS = parse_args()
+ADMIN_URL = os.environ.get("DATABASE_ADMIN_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+DATABASE_URL = ADMIN_URL.rsplit("/", 1)[0] + "/" + OPTIONS.database
+REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/12")
+TMP = Path(tempfile.mkdtemp(prefix="bench-scale-"))
+ENV = {
+    "DJANGO_SETTINGS_MODULE": "karmada_ui.settings",
+    "DATABASE_URL": DATABASE_URL,
+    "DATABASE_CONN_MAX_AGE": "60",
+    "REDIS_URL": REDIS_URL,
+    "CELERY_BROKER_URL": REDIS_URL,
+    "KARMADA_UI_VAR_DIR": str(TMP),
+    "LOG_LEVEL": "WARNING",
+    "DJANGO_DEBUG": "1",
+    "PYTHONUNBUFFERED": "1",
+}
+
+
+def fresh_database() -> None:
+    """Drop and create the benchmark's own database, so every run starts empty."""
+    import psycopg
+
+    with psycopg.connect(ADMIN_URL, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{OPTIONS.database}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{OPTIONS.database}"')
+
+
+def fresh_redis() -> None:
+    import redis
+
+    redis.Redis.from_url(REDIS_URL).flushdb()
+
+
+try:
+    fresh_database()
+    fresh_redis()
+except Exception as exc:  # one clear line: the rig is missing, not a benchmark result
+    raise SystemExit(
+        f"bench_scale: needs PostgreSQL at {ADMIN_URL} and Redis at {REDIS_URL}: {exc}"
+    ) from None
+os.environ.update(ENV)
+
+import django  # noqa: E402
+
+django.setup()
+
+import yaml  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.db import connection  # noqa: E402
+from django.test import Client  # noqa: E402
+from django.test.utils import CaptureQueriesContext  # noqa: E402
+from kubernetes import client as k8s_client  # noqa: E402
+
+from clusters.k8s import contexts, from_kubeconfig, objects  # noqa: E402
+from clusters.models import Cluster  # noqa: E402
+from scheduling.models import ResourceBinding, ResourceTemplate, Work  # noqa: E402
+from scheduling.services import apply_yaml  # noqa: E402
+
+# ----------------------------------------------------------------------------------- processes
+
+
+def descendants(pid: int) -> list[int]:
+    """The pid and every process below it (celery's pool children included)."""
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        parents.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        todo.extend(parents.get(current, []))
+    return found
+
+
+def cpu_seconds(pid: int) -> float:
+    total = 0
+    for one in descendants(pid):
+        try:
+            fields = Path(f"/proc/{one}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime + stime
+    return total / CLOCK_TICKS
+
+
+def rss_mib(pid: int) -> float:
+    """Resident memory of the largest process in the group (gunicorn and celery fork their workers)."""
+    largest = 0
+    for one in descendants(pid):
+        try:
+            largest = max(largest, int(Path(f"/proc/{one}/statm").read_text().split()[1]))
+        except OSError:
+            continue
+    return largest * PAGE_SIZE / 2**20
+
+
+@dataclass
+class Stack:
+    """The deployed stack's processes, started the way docker-compose.yml starts them."""
+
+    processes: dict[str, subprocess.Popen] = field(default_factory=dict)
+
+    def start(self, name: str, argv: list[str]) -> None:
+        log = open(TMP / f"{name}.log", "wb")
+        self.processes[name] = subprocess.Popen(
+            argv, cwd=ROOT, env={**os.environ}, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+
+    def worker(self, name: str, queue: str, concurrency: int, pool: str = "prefork") -> None:
+        argv = [sys.executable, "-m", "celery", "-A", "karmada_ui", "worker", "-Q", queue, "-n", f"{name}@%h"]
+        argv += ["-c", str(concurrency), "-P", pool, "--without-gossip", "--without-mingle", "-l", "WARNING"]
+        self.start(name, argv)
+
+    def stop(self, name: str) -> None:
+        process = self.processes.pop(name)
+        try:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=20)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+    def stop_all(self) -> None:
+        for name in list(self.processes):
+            self.stop(name)
+
+    def check(self) -> None:
+        for name, process in self.processes.items():
+            if process.poll() is not None:
+                tail = (TMP / f"{name}.log").read_text(errors="replace")[-2000:]
+                raise RuntimeError(f"{name} exited with {process.returncode}:\n{tail}")
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start_members(count: int, kubeconfig: Path, stack: Stack) -> list:
+    argv = [sys.executable, "-m", "membersim", "--kubeconfig", str(kubeconfig), "--single-port"]
+    for i in range(count):
+        argv += ["--cluster", f"m{count}-{i:04d}:nodes=2,cpu=64,pods=2000"]
+    stack.start(f"membersim-{count}", argv)
+    deadline = time.monotonic() + 120
+    while not (kubeconfig.exists() and kubeconfig.stat().st_size):
+        stack.check()
+        if time.monotonic() > deadline:
+            raise RuntimeError("membersim did not write its kubeconfig in 120 s")
+        time.sleep(0.2)
+    text = kubeconfig.read_text()
+    return [(name, from_kubeconfig(text, name)) for name in contexts(text)]
+
+
+def register(members: list, label: str) -> list:
+    """Clusters registered as `manage.py join` leaves them (joining 1,000 one by one is not the subject)."""
+    for name, conn in members:
+        cluster = Cluster(name=name, labels={"fleet": label})
+        cluster.ready, cluster.ready_reason = "True", "ClusterReady"
+        cluster.set_connection(conn)
+        cluster.save()
+    return [conn for _, conn in members]
+
+
+# ----------------------------------------------------------------------------------- workloads
+
+
+def deployment(name: str, namespace: str) -> dict:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "namespace": namespace, "labels": {"app": name}},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {
+                    "containers": [
+                        {"name": "app", "image": "nginx:1.27", "resources": {"requests": {"cpu": "1m"}}}
+                    ]
+                },
+            },
+        },
+    }
+
+
+def policy_yaml(namespace: str, fleet: str) -> str:
+    return yaml.safe_dump(
+        {
+            "apiVersion": "policy.karmada.io/v1alpha1",
+            "kind": "PropagationPolicy",
+            "metadata": {"name": "everywhere", "namespace": namespace},
+            "spec": {
+                "resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment"}],
+                "placement": {
+                    "clusterAffinity": {"labelSelector": {"matchLabels": {"fleet": fleet}}},
+                    "replicaScheduling": {"replicaSchedulingType": "Duplicated"},
+                },
+            },
+        }
+    )
+
+
+def workloads_yaml(namespace: str, names: list[str]) -> str:
+    return "".join("---\n" + yaml.safe_dump(deployment(name, namespace)) for name in names)
+
+
+def applied_works(namespace: str) -> int:
+    return Work.objects.filter(binding__namespace=namespace, applied=True, deleting=False).count()
+
+
+@dataclass
+class Seeding:
+    total: int
+    timeline: list[tuple[float, int]]
+
+    def seconds_to(self, fraction: float) -> float:
+        goal = self.total * fraction
+        for elapsed, done in self.timeline:
+            if done >= goal:
+                return elapsed
+        return float("inf")
+
+    def rate(self, start: float, end: float) -> float:
+        """Works/s while the applied count went from `start` to `end` of the total."""
+        seconds = self.seconds_to(end) - self.seconds_to(start)
+        return (end - start) * self.total / seconds if seconds > 0 else float("inf")
+
+
+def seed(
+    namespace: str, fleet: str, names: list[str], clusters: int, stack: Stack, timeout: float
+) -> Seeding:
+    """Apply the policy, then the workloads in files of 100, and follow Works to applied."""
+    total = len(names) * clusters
+    apply_yaml(policy_yaml(namespace, fleet))
+    timeline: list[tuple[float, int]] = []
+    started = time.monotonic()
+    batches = [names[i : i + 100] for i in range(0, len(names), 100)]
+
+    def feed() -> None:
+        for batch in batches:
+            apply_yaml(workloads_yaml(namespace, batch))
+
+    feeder = threading.Thread(target=feed)
+    feeder.start()
+    while True:
+        done = applied_works(namespace)
+        timeline.append((time.monotonic() - started, done))
+        if done >= total:
+            break
+        if time.monotonic() - started > timeout:
+            print(
+                f"  seeding {namespace}: {done}/{total} Works applied after {timeout:.0f} s; stopped waiting"
+            )
+            break
+        stack.check()
+        time.sleep(0.5)
+    feeder.join()
+    return Seeding(total, timeline)
+
+
+def raw_client_rate(conns: list, namespace: str, count: int) -> float:
+    """Objects/s for the official client alone creating `count` such Deployments one after another."""
+    apis = []
+    for conn in conns:
+        config = k8s_client.Configuration(host=conn.server)
+        if conn.token:
+            config.api_key = {"BearerToken": conn.token}
+            config.api_key_prefix = {"BearerToken": "Bearer"}
+        api_client = k8s_client.ApiClient(config)
+        core, apps = k8s_client.CoreV1Api(api_client), k8s_client.AppsV1Api(api_client)
+        core.create_namespace({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
+        apis.append(apps)
+    started = time.monotonic()
+    for i in range(count):
+        apis[i % len(apis)].create_namespaced_deployment(namespace, deployment(f"raw-{i}", namespace))
+    return count / (time.monotonic() - started)
+
+
+# ----------------------------------------------------------------------------------- measures
+
+
+def scheduled_per_second(namespace: str) -> float:
+    """Every binding of the namespace marked dirty at once; bindings/s until the one schedule worker
+    process has taken every mark (each pass re-plans: Karmada's every-reconcile trigger of Duplicated)."""
+    from scheduling.tasks import mark_bindings
+
+    ids = list(ResourceBinding.objects.filter(namespace=namespace).values_list("id", flat=True))
+    started = time.monotonic()
+    mark_bindings(ids)
+    while True:
+        left = ResourceBinding.objects.filter(id__in=ids, dirty_since__isnull=False).count()
+        if not left or time.monotonic() - started > 300:
+            return (len(ids) - left) / (time.monotonic() - started)
+        time.sleep(0.1)
+
+
+def idle_cpu(stack: Stack, names: list[str], seconds: float) -> dict[str, float]:
+    """CPU seconds per minute of each named process while nothing changes."""
+    before = {name: cpu_seconds(stack.processes[name].pid) for name in names}
+    time.sleep(seconds)
+    return {name: (cpu_seconds(stack.processes[name].pid) - before[name]) * 60 / seconds for name in names}
+
+
+def running_everywhere(conns: list, name: str, namespace: str) -> bool:
+    def running(conn) -> bool:
+        try:
+            live = objects.get_object(conn, "apps/v1", "Deployment", name, namespace)
+        except objects.NotFound:
+            return False
+        return (live.get("status") or {}).get("availableReplicas", 0) >= 1
+
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        return all(pool.map(running, conns))
+
+
+def new_workload_latencies(conns: list, namespace: str, samples: int) -> list[float]:
+    latencies = []
+    for i in range(samples):
+        name = f"late-{i}"
+        started = time.monotonic()
+        apply_yaml(workloads_yaml(namespace, [name]))
+        while not running_everywhere(conns, name, namespace):
+            if time.monotonic() - started > 60:
+                break
+            time.sleep(0.02)
+        latencies.append(time.monotonic() - started)
+    return latencies
+
+
+def repair_latencies(conns: list, namespace: str, names: list[str], samples: int) -> list[float]:
+    """Half the samples scale a member copy by hand, half delete it; seconds until it is back."""
+    latencies = []
+    for i in range(samples):
+        conn, name = conns[i % len(conns)], names[i % len(names)]
+        if i % 2:
+            objects.delete_object(conn, "apps/v1", "Deployment", name, namespace)
+        else:
+            live = objects.get_object(conn, "apps/v1", "Deployment", name, namespace)
+            live["spec"]["replicas"] = 5
+            objects.replace_object(conn, live)
+        started = time.monotonic()
+        while time.monotonic() - started < 60:
+            try:
+                live = objects.get_object(conn, "apps/v1", "Deployment", name, namespace)
+                if live["spec"]["replicas"] == 1:
+                    break
+            except objects.NotFound:
+                pass
+            time.sleep(0.02)
+        latencies.append(time.monotonic() - started)
+    return latencies
+
+
+def page_timings(namespace: str, cluster: str, web: str) -> list[tuple[str, float, int]]:
+    """p95 over 10 requests to the gunicorn process, and each page's query count (counted in-process)."""
+    from urllib.request import Request, urlopen
+
+    from django.contrib.auth import get_user_model
+
+    user = get_user_model().objects.create_superuser("bench", "bench@example.com", "bench-password-1")
+    client = Client(HTTP_HOST="localhost")
+    client.force_login(user)
+    cookie = f"sessionid={client.cookies['sessionid'].value}"
+    workload = ResourceTemplate.objects.filter(namespace=namespace).order_by("id").first()
+    policy_id = workload.policy_id if workload else 0
+    paths = [
+        "/clusters/",
+        "/clusters/fleet/",
+        f"/clusters/c/{cluster}/",
+        "/workloads/",
+        f"/workloads/{workload.id}/" if workload else "/workloads/",
+        "/policies/",
+        f"/policies/{policy_id}/",
+        "/drill/",
+        "/audit/",
+        "/alerts/",
+        "/metrics",
+        "/api/v1/clusters/",
+        "/api/v1/workloads/",
+        "/api/v1/policies/",
+        "/api/v1/audit/",
+    ]
+    rows = []
+    for path in paths:
+        samples = []
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get(path)
+        if response.status_code != 200:
+            rows.append((f"{path} (HTTP {response.status_code})", float("inf"), len(queries)))
+            continue
+        for _ in range(10):
+            started = time.monotonic()
+            with urlopen(
+                Request(web + path, headers={"Host": "localhost", "Cookie": cookie}), timeout=30
+            ) as answer:
+                answer.read()
+            samples.append(time.monotonic() - started)
+        rows.append((path, percentile(samples, 0.95), len(queries)))
+    return rows
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+# ----------------------------------------------------------------------------------- report
+
+
+def ratio(name: str, value: float) -> float:
+    kind, target = TARGETS[name]
+    if kind == "min":
+        return target / value if value else float("inf")
+    return value / target
+
+
+def line(label: str, value: str, name: str, measured: float, out: list[str]) -> bool:
+    kind, target = TARGETS[name]
+    within = ratio(name, measured) <= 1.0
+    sign = ">=" if kind == "min" else "<="
+    verdict = "yes" if within else "NO"
+    text = f"| {label} | {value} | {sign} {target:g} | {ratio(name, measured):.2f} | {verdict} |"
+    print(text)
+    out.append(text)
+    return within
+
+
+def machine() -> str:
+    cpu = "unknown CPU"
+    for row in Path("/proc/cpuinfo").read_text().splitlines():
+        if row.startswith("model name"):
+            cpu = row.split(":", 1)[1].strip()
+            break
+    return f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores ({cpu})"
+
+
+def main() -> int:
+    call_command("migrate", verbosity=0)
+    stack = Stack()
+    rows: list[str] = []
+    ok = True
+    try:
+        members = start_members(OPTIONS.clusters, TMP / "members.yaml", stack)
+        conns = register(members, "main")
+        stack.worker("schedule", "schedule", 1)
+        stack.worker("propagate", "propagate", 4)
+        stack.worker("default", "celery", 2)
+        stack.worker("health", "health", 16, pool="threads")
+        stack.start(
+            "beat",
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "karmada_ui",
+                "beat",
+                "-l",
+                "WARNING",
+                "--schedule",
+                str(TMP / "beat-schedule"),
+            ],
+        )
+        stack.start("watcher", [sys.executable, "manage.py", "watch_members"])
+        port = free_port()
+        web = f"http://127.0.0.1:{port}"
+        stack.start(
+            "web",
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "karmada_ui.wsgi:application",
+                "--bind",
+                f"127.0.0.1:{port}",
+                "--workers",
+                "2",
+                "--threads",
+                "4",
+            ],
+        )
+        time.sleep(5)
+        stack.check()
+
+        print(
+            f"bench_scale: {OPTIONS.clusters} clusters x {OPTIONS.workloads} Duplicated workloads, PostgreSQL"
+        )
+        tenth = max(1, OPTIONS.workloads * OPTIONS.clusters // 10)
+        raw = raw_client_rate(conns, "bench-raw", tenth)
+        names = [f"app-{i:05d}" for i in range(OPTIONS.workloads)]
+        seeding = seed("bench", "main", names, OPTIONS.clusters, stack, timeout=3600)
+        first, last = seeding.rate(0.0, 0.1), seeding.rate(0.9, 1.0)
+        whole = seeding.total / seeding.seconds_to(1.0)
+        print(
+            f"  seeded {seeding.total} Works in {seeding.seconds_to(1.0):.0f} s ({whole:.0f} Works/s); "
+            f"raw client {raw:.0f} objects/s over {tenth} objects"
+        )
+        header = "| measure | measured | target | ratio | within |\n|---|---|---|---|---|"
+        print(header)
+        rows.append(header)
+        ok &= line(
+            "Works/s, first 10% of seeding / raw client",
+            f"{first:.0f} / {raw:.0f}",
+            "first_ratio",
+            first / raw,
+            rows,
+        )
+        ok &= line(
+            "Works/s, last 10% of seeding / raw client",
+            f"{last:.0f} / {raw:.0f}",
+            "last_ratio",
+            last / raw,
+            rows,
+        )
+        ok &= line(
+            "Works/s, last 10% / first 10%", f"{last / first:.2f}", "last_over_first", last / first, rows
+        )
+
+        scheduled = scheduled_per_second("bench")
+        ok &= line(
+            "bindings scheduled per second, one worker process",
+            f"{scheduled:.0f}",
+            "scheduled_per_s",
+            scheduled,
+            rows,
+        )
+
+        time.sleep(15)  # let the re-plan's tail settle before the quiet minute
+        idle = idle_cpu(stack, ["schedule", "propagate", "default", "watcher", "health", "beat"], 60)
+        engine = idle["schedule"] + idle["propagate"] + idle["default"] + idle["watcher"]
+        detail = ", ".join(f"{k} {v:.1f}" for k, v in idle.items())
+        ok &= line(
+            f"CPU s/min when idle at {seeding.total} Works ({detail}; health is beside)",
+            f"{engine:.1f}",
+            "idle_cpu_s_per_min",
+            engine,
+            rows,
+        )
+
+        latencies = new_workload_latencies(conns, "bench", OPTIONS.samples)
+        ok &= line(
+            f"new workload, apply → running in all {OPTIONS.clusters} clusters, p99",
+            f"{percentile(latencies, 0.99):.2f} s",
+            "new_workload_p99_s",
+            percentile(latencies, 0.99),
+            rows,
+        )
+        repairs = repair_latencies(conns, "bench", names, OPTIONS.samples)
+        ok &= line(
+            "member copy edited or deleted by hand, until repaired, p99",
+            f"{percentile(repairs, 0.99):.2f} s",
+            "repair_p99_s",
+            percentile(repairs, 0.99),
+            rows,
+        )
+
+        for path, p95, queries in page_timings("bench", members[0][0], web):
+            ok &= line(
+                f"page {path} p95 ({queries} queries)", f"{p95 * 1000:.0f} ms", "page_p95_s", p95, rows
+            )
+        for name in ["web", "schedule", "propagate", "default", "watcher"]:
+            mib = rss_mib(stack.processes[name].pid)
+            ok &= line(f"resident memory, {name}", f"{mib:.0f} MiB", "rss_mib", mib, rows)
+
+        # 1 against 2 propagate worker processes, each on a fresh namespace of a tenth of the workloads.
+        part = [f"w-{i:05d}" for i in range(max(1, OPTIONS.workloads // 10))]
+        one = seed("bench-one", "main", part, OPTIONS.clusters, stack, timeout=900)
+        stack.worker("propagate-2", "propagate", 4)
+        time.sleep(5)
+        two = seed("bench-two", "main", part, OPTIONS.clusters, stack, timeout=900)
+        one_rate, two_rate = one.total / one.seconds_to(1.0), two.total / two.seconds_to(1.0)
+        ok &= line(
+            "propagate: 2 worker processes / 1",
+            f"{two_rate:.0f} / {one_rate:.0f} Works/s",
+            "two_workers_ratio",
+            two_rate / one_rate,
+            rows,
+        )
+        stack.stop("propagate-2")
+
+        if OPTIONS.wide_clusters:
+            register(start_members(OPTIONS.wide_clusters, TMP / "wide.yaml", stack), "wide")
+            wide_names = [f"wide-{i:03d}" for i in range(OPTIONS.wide_workloads)]
+            spread = seed("bench-wide", "wide", wide_names, OPTIONS.wide_clusters, stack, timeout=1800)
+            rate = spread.total / spread.seconds_to(1.0)
+            note = (
+                f"| {OPTIONS.wide_clusters} clusters x {OPTIONS.wide_workloads} workloads: "
+                f"{spread.total} Works in {spread.seconds_to(1.0):.0f} s ({rate:.0f} Works/s) | | | | |"
+            )
+            print(note)
+            rows.append(note)
+    finally:
+        stack.stop_all()
+    print("within targets" if ok else "OUTSIDE TARGETS")
+    record(rows, ok)
+    return 0 if ok else 1
+
+
+def record(rows: list[str], ok: bool) -> None:
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    verdict = "Within every target." if ok else "Outside a target."
+    head = (
+        f"\n## bench_scale — {stamp}\n\nMachine: {machine()}; PostgreSQL, Redis, membersim in one process "
+        f"(single port), workers as docker-compose.yml starts them. {OPTIONS.clusters} clusters x "
+        f"{OPTIONS.workloads} Duplicated workloads. {verdict}\n\n"
+    )
+    with RESULTS.open("a") as out:
+        out.write(head + "\n".join(rows) + "\n")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
