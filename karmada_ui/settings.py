@@ -204,7 +204,11 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "polling_interval": 0.1,
         "control_folder": str(CELERY_BROKER_FOLDER / "control"),
     }
-CELERY_RESULT_BACKEND = "django-db"
+# django-celery-results' database backend, retrying a write on a fresh connection after the database
+# dropped the old one (see karmada_ui/result_backend.py); up to 20 tries, a few seconds in all.
+CELERY_RESULT_BACKEND = "karmada_ui.result_backend:ReconnectingDatabaseBackend"
+CELERY_RESULT_BACKEND_ALWAYS_RETRY = True
+CELERY_RESULT_BACKEND_MAX_SLEEP_BETWEEN_RETRIES_MS = 1000
 CELERY_RESULT_EXTENDED = True
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_ACKS_LATE = True

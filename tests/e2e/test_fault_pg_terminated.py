@@ -1,0 +1,61 @@
+"""Fault: PostgreSQL terminates the worker's connections (pg_terminate_backend) mid-task while it
+propagates 200 workloads; the worker reconnects, the safety net re-drives what failed, nothing twice."""
+
+from __future__ import annotations
+
+import os
+import time
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+import pytest
+
+from tests.support.fault_stack import fault_stack, redis_db
+
+WORKLOADS = 200
+DEADLINE_S = 90  # 200 workloads on a loaded 2-core machine
+DATABASE_URL = os.environ.get("DATABASE_URL", "")
+
+
+def fault_database(url: str) -> str:
+    """A database of this test's own beside the configured one (created fresh, dropped after)."""
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, f"{parts.path.rstrip('/')}_pgkill", "", ""))
+
+
+def terminate_backends(url: str) -> int:
+    """End every other session on the database (the worker's, its pool's and its beat's); how many."""
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    with psycopg.connect(
+        urlunsplit(("postgresql", parts.netloc, "/postgres", "", "")), autocommit=True
+    ) as db:
+        row = db.execute(
+            "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity"
+            " WHERE datname = %s AND pid <> pg_backend_pid()",
+            [name],
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
+@pytest.mark.skipif(
+    not DATABASE_URL.startswith(("postgres://", "postgresql://")),
+    reason="pg_terminate_backend is PostgreSQL's: run with DATABASE_URL=postgres://…",
+)
+@pytest.mark.skipif(
+    not os.environ.get("REDIS_URL"), reason="needs Redis (REDIS_URL, set by scripts/run-tests)"
+)
+def test_a_worker_database_connection_terminated_mid_task_loses_and_duplicates_nothing(tmp_path):
+    url = fault_database(DATABASE_URL)
+    with fault_stack(tmp_path, redis_db(os.environ["REDIS_URL"], 12), database_url=url) as stack:
+        stack.start_worker("worker")
+        stack.apply(WORKLOADS)
+        started = time.monotonic()
+        stack.wait_for_copies(40, DEADLINE_S)
+        ended = 0
+        for _ in range(3):  # several rounds, so some land inside a task's transaction
+            ended += terminate_backends(url)
+            time.sleep(0.3)
+        assert ended > 0, "no worker connection was there to terminate"
+        assert stack.copies_held() < WORKLOADS * 2, "terminated too late to prove anything"
+        stack.settle(WORKLOADS, started, DEADLINE_S)
