@@ -205,9 +205,10 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "control_folder": str(CELERY_BROKER_FOLDER / "control"),
     }
 # django-celery-results' database backend, retrying a write on a fresh connection after the database
-# dropped the old one (see karmada_ui/result_backend.py); up to 20 tries, a few seconds in all.
+# dropped the old one (see karmada_ui/result_backend.py); up to 20 tries, at most a second apart.
 CELERY_RESULT_BACKEND = "karmada_ui.result_backend:ReconnectingDatabaseBackend"
 CELERY_RESULT_BACKEND_ALWAYS_RETRY = True
+CELERY_RESULT_BACKEND_MAX_RETRIES = 20  # not forever: a database down for good fails the write
 CELERY_RESULT_BACKEND_MAX_SLEEP_BETWEEN_RETRIES_MS = 1000
 CELERY_RESULT_EXTENDED = True
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
@@ -228,6 +229,8 @@ HEALTH_UNKNOWN_AFTER = env_float("HEALTH_UNKNOWN_AFTER", 40.0, minimum=1.0)
 # The safety net re-checks the whole fleet (events do the work as it happens); failover runs often.
 SCHEDULING_RECONCILE_INTERVAL = env_float("SCHEDULING_RECONCILE_INTERVAL", 300.0, minimum=1.0)
 SCHEDULING_FAILOVER_INTERVAL = env_float("SCHEDULING_FAILOVER_INTERVAL", 10.0, minimum=1.0)
+# A binding marked dirty longer than this lost its task (a dead worker, a lost message): queued again.
+SCHEDULING_LOST_MARK_AFTER = env_float("SCHEDULING_LOST_MARK_AFTER", 60.0, minimum=1.0)
 # Staged rollouts: seconds between passes that move rollouts on (a Work's new status moves its own at once).
 ROLLOUT_ADVANCE_INTERVAL = env_float("ROLLOUT_ADVANCE_INTERVAL", 5.0, minimum=1.0)
 # NoExecute eviction: Gracefully (the old copy stays until the new clusters are healthy) or Directly,

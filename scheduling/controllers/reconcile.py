@@ -6,6 +6,7 @@ import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.utils import timezone
 
 from clusters.k8s import KubeError
@@ -18,8 +19,10 @@ from scheduling.models import ResourceBinding, ResourceTemplate
 
 log = logging.getLogger(__name__)
 
-# A dirty mark older than this has lost its task (a dead worker, a lost message): queue it again.
-LOST_MARK = timedelta(seconds=60)
+
+def lost_mark_age() -> timedelta:
+    """A dirty mark older than this has lost its task (a dead worker, a lost message): queue it again."""
+    return timedelta(seconds=settings.SCHEDULING_LOST_MARK_AFTER)
 
 
 @dataclass
@@ -62,7 +65,7 @@ def reconcile(now: datetime | None = None) -> ReconcilePlan:
     """One level-triggered pass; scheduling and member writes are left to the queues (see the plan)."""
     now = now or timezone.now()
     plan = ReconcilePlan()
-    plan.redrive = marking.stale(now - LOST_MARK)
+    plan.redrive = marking.stale(now - lost_mark_age())
     detect_all()
     plan.dirty += failover_pass(now)
     deleting = {s.name for s in load_snapshots() if s.deleting}

@@ -47,7 +47,10 @@ def terminate_backends(url: str) -> int:
 )
 def test_a_worker_database_connection_terminated_mid_task_loses_and_duplicates_nothing(tmp_path):
     url = fault_database(DATABASE_URL)
-    with fault_stack(tmp_path, redis_db(os.environ["REDIS_URL"], 12), database_url=url) as stack:
+    # A dirty mark whose task died on the terminated connection is queued again after 10 s, not 60.
+    with fault_stack(
+        tmp_path, redis_db(os.environ["REDIS_URL"], 12), database_url=url, SCHEDULING_LOST_MARK_AFTER="10"
+    ) as stack:
         stack.start_worker("worker")
         stack.apply(WORKLOADS)
         started = time.monotonic()
