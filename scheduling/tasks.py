@@ -10,6 +10,8 @@ from scheduling.controllers import reconcile as reconciling
 
 # Works are applied in chunks: one task, many member calls in parallel.
 CHUNK = 100
+# Dirty bindings are scheduled in batches: one task reads the clusters once for all of them.
+DIRTY_BATCH = 100
 ONCE = {"acks_late": True, "reject_on_worker_lost": True, "soft_time_limit": 300, "time_limit": 330}
 
 
@@ -34,18 +36,27 @@ def detect_all() -> None:
 def mark_bindings(binding_ids) -> list[int]:
     """Mark bindings dirty and queue one pass for each that was not queued already (the dedupe)."""
     fresh = marking.mark(binding_ids)
-    for binding_id in fresh:
-        after_commit(schedule_dirty, binding_id)
+    queue_dirty(fresh)
     return fresh
+
+
+def queue_dirty(binding_ids: list[int]) -> None:
+    for start in range(0, len(binding_ids), DIRTY_BATCH):
+        after_commit(schedule_dirty_batch, binding_ids[start : start + DIRTY_BATCH])
+
+
+@shared_task(name="scheduling.tasks.schedule_dirty_batch", **ONCE)
+def schedule_dirty_batch(binding_ids: list[int]) -> None:
+    """One pass over dirty bindings: schedule each whose trigger holds, then propagate and aggregate it.
+    A mark already taken by another pass means that pass saw this event: nothing left to do for it."""
+    for binding_id in scheduler.schedule_dirty(binding_ids):
+        after_commit(sync_binding, binding_id)
 
 
 @shared_task(name="scheduling.tasks.schedule_dirty", **ONCE)
 def schedule_dirty(binding_id: int) -> None:
-    """One pass over a dirty binding: schedule if a trigger holds, then propagate and aggregate.
-    A mark already taken by another pass means that pass saw this event: nothing left to do."""
-    if marking.take(binding_id):
-        scheduler.schedule_binding(binding_id)
-        after_commit(sync_binding, binding_id)
+    """schedule_dirty_batch for one binding (messages queued by an earlier release)."""
+    schedule_dirty_batch([binding_id])
 
 
 @shared_task(name="scheduling.tasks.schedule_binding", **ONCE)
@@ -101,8 +112,7 @@ def reconcile() -> None:
     watch event left behind (the watcher and the dirty-binding queue do the work as it happens)."""
     plan = reconciling.reconcile()
     mark_bindings(plan.dirty)
-    for binding_id in plan.redrive:
-        after_commit(schedule_dirty, binding_id)
+    queue_dirty(plan.redrive)
     if plan.schedule:
         after_commit(schedule_bindings, plan.schedule)
     enqueue_works(plan.apply)

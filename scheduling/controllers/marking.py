@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
+from django.db import connection
 from django.utils import timezone
 
 from scheduling.karmada import selection
@@ -99,6 +100,22 @@ def take(binding_id: int) -> bool:
     return bool(
         ResourceBinding.objects.filter(pk=binding_id, dirty_since__isnull=False).update(dirty_since=None)
     )
+
+
+def take_many(binding_ids: Iterable[int]) -> list[int]:
+    """take() for many bindings in one statement; the ids whose mark this call cleared. UPDATE … RETURNING
+    clears and reports in one step, so two passes never both take the same mark."""
+    ids = sorted({int(pk) for pk in binding_ids})
+    if not ids:
+        return []
+    table = connection.ops.quote_name(ResourceBinding._meta.db_table)
+    column = connection.ops.quote_name("dirty_since")
+    marks = ", ".join(["%s"] * len(ids))
+    # Only quoted identifiers and placeholders are interpolated; every id is a parameter.
+    sql = f"UPDATE {table} SET {column} = NULL WHERE id IN ({marks}) AND {column} IS NOT NULL RETURNING id"  # noqa: S608
+    with connection.cursor() as cursor:
+        cursor.execute(sql, ids)
+        return sorted(row[0] for row in cursor.fetchall())
 
 
 def stale(older_than: datetime) -> list[int]:

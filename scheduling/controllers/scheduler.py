@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import time
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -15,6 +16,7 @@ from django.utils import timezone
 from core import audit
 from metrics import recording
 from scheduling import events
+from scheduling.controllers import marking
 from scheduling.controllers.planner_inputs import (
     binding_peers,
     binding_quotas,
@@ -23,8 +25,16 @@ from scheduling.controllers.planner_inputs import (
     planner_placement,
 )
 from scheduling.karmada.triggers import EVERY_RECONCILE, REPLICAS_CHANGED, binding_trigger
-from scheduling.models import ResourceBinding
-from scheduling.planner import NO_CLUSTER_FIT, InputError, Plan, describe, plan
+from scheduling.models import RESOURCE_BINDING, FederatedResourceQuota, ResourceBinding
+from scheduling.planner import (
+    NO_CLUSTER_FIT,
+    ClusterSnapshot,
+    InputError,
+    Plan,
+    QuotaSnapshot,
+    describe,
+    plan,
+)
 
 
 def set_condition(
@@ -92,20 +102,79 @@ def schedule_binding(binding_id: int, now: datetime | None = None, force: str = 
 def schedule_bindings(binding_ids: list[int], now: datetime | None = None) -> list[int]:
     """Schedule each binding whose trigger holds; the ids of those whose binding was written."""
     now = now or timezone.now()
-    return [binding_id for binding_id in queue_order(binding_ids) if _schedule(binding_id, now, "")[1]]
+    rows = ResourceBinding.objects.select_related("template", "policy").filter(pk__in=binding_ids)
+    bindings = {b.pk: b for b in rows}
+    shared = Shared.load(list(bindings.values()))
+    with recording.together():
+        return [
+            pk
+            for pk in queue_order(binding_ids)
+            if pk in bindings and _schedule(pk, now, "", bindings[pk], shared)[1]
+        ]
 
 
-def _schedule(binding_id: int, now: datetime, force: str) -> tuple[Plan | None, bool]:
+@dataclass
+class Shared:
+    """What a pass over many bindings reads once instead of per binding: the clusters as the planner sees
+    them, and which namespaces hold a FederatedResourceQuota. The marks are taken before these are read,
+    so a cluster that changes later marks its bindings again and another pass sees the change."""
+
+    snapshots: list[ClusterSnapshot]
+    quota_namespaces: set[str]
+
+    @classmethod
+    def load(cls, bindings: list[ResourceBinding]) -> Shared:
+        namespaces = {b.namespace for b in bindings if b.kind == RESOURCE_BINDING and b.namespace}
+        with_quotas = FederatedResourceQuota.objects.filter(namespace__in=namespaces)
+        return cls(load_snapshots(), set(with_quotas.values_list("namespace", flat=True)))
+
+    def quotas(self, binding: ResourceBinding) -> list[QuotaSnapshot]:
+        # usage is read per binding: a binding scheduled earlier in the pass changes the next one's room
+        return binding_quotas(binding) if binding.namespace in self.quota_namespaces else []
+
+
+def schedule_dirty(binding_ids: list[int], now: datetime | None = None) -> list[int]:
+    """One pass over dirty bindings: take their marks in one statement, then schedule each taken one (in
+    queue order) with the clusters read once; the ids taken (each needs its sync). A mark another pass
+    took already means that pass saw the event."""
+    taken = marking.take_many(binding_ids)
+    if not taken:
+        return []
+    now = now or timezone.now()
+    rows = ResourceBinding.objects.select_related("template", "policy").filter(pk__in=taken)
+    bindings = sorted(rows, key=lambda b: (-(b.schedule_priority or 0), b.pk))
+    shared = Shared.load(bindings)
+    with recording.together():  # one metrics write for the pass, not two per binding
+        for binding in bindings:
+            _schedule(binding.pk, now, "", binding, shared)
+    return taken
+
+
+def _schedule(
+    binding_id: int,
+    now: datetime,
+    force: str,
+    binding: ResourceBinding | None = None,
+    shared: Shared | None = None,
+) -> tuple[Plan | None, bool]:
     """The plan, and whether the binding was written.
 
     Bindings Karmada re-schedules on every reconcile (Duplicated, non-workloads) are planned without a
     lock first; when the plan changes nothing, nothing is written, as Karmada patches only differences.
+    `binding` and `shared` are what a pass over many bindings read already; a single binding's locked
+    write reads the clusters again under its lock.
     """
+    given = shared
     if not force:
-        binding = ResourceBinding.objects.select_related("template", "policy").filter(pk=binding_id).first()
+        if binding is None:
+            binding = (
+                ResourceBinding.objects.select_related("template", "policy").filter(pk=binding_id).first()
+            )
         if binding is None:
             return None, False
-        snapshots = load_snapshots()
+        if shared is None:
+            shared = Shared.load([binding])
+        snapshots = shared.snapshots
         trigger = binding_trigger(binding, {s.name for s in snapshots if s.deleting})
         if trigger is None:
             return None, False
@@ -117,19 +186,19 @@ def _schedule(binding_id: int, now: datetime, force: str) -> tuple[Plan | None, 
                     planner_placement(binding),
                     planner_binding(binding),
                     peers=binding_peers(binding),
-                    quotas=binding_quotas(binding),
+                    quotas=shared.quotas(binding),
                 )
             except InputError:
                 result = None
             if result is not None and unchanged(binding, result):
                 _count_attempt(trigger, result.ok, started)
                 return result, False
-    result = _schedule_locked(binding_id, now, force)
+    result = _schedule_locked(binding_id, now, force, given)
     return result, result is not None
 
 
 @transaction.atomic
-def _schedule_locked(binding_id: int, now: datetime, force: str) -> Plan | None:
+def _schedule_locked(binding_id: int, now: datetime, force: str, shared: Shared | None = None) -> Plan | None:
     binding = (
         ResourceBinding.objects.select_for_update(of=("self",))
         .select_related("template", "policy")
@@ -138,7 +207,7 @@ def _schedule_locked(binding_id: int, now: datetime, force: str) -> Plan | None:
     )
     if binding is None:
         return None
-    snapshots = load_snapshots()
+    snapshots = shared.snapshots if shared else load_snapshots()
     deleting = {s.name for s in snapshots if s.deleting}
     trigger = force or binding_trigger(binding, deleting)
     if trigger is None:
@@ -152,7 +221,8 @@ def _schedule_locked(binding_id: int, now: datetime, force: str) -> Plan | None:
         binding.save(update_fields=["conditions", "updated_at"])
         _count_attempt(trigger, False, started)
         return None
-    result = plan(snapshots, placement, inputs, peers=binding_peers(binding), quotas=binding_quotas(binding))
+    quotas = shared.quotas(binding) if shared else binding_quotas(binding)
+    result = plan(snapshots, placement, inputs, peers=binding_peers(binding), quotas=quotas)
     before = binding.target_replicas()
     previous_error = (binding.condition("Scheduled") or {}).get("reason")
     clusters = [t.as_dict() for t in result.clusters]

@@ -1,4 +1,4 @@
-"""Fault: the web server (gunicorn) killed while it applies 200 workloads posted to /api/v1/apply/;
+"""Fault: the web server (gunicorn) killed while it applies 60 workloads posted to /api/v1/apply/;
 the apply committed entirely or not at all, and the client's retry against the restarted server
 completes it: every Work applied once."""
 
@@ -26,7 +26,7 @@ from tests.support.fault_stack import (
     workloads_yaml,
 )
 
-WORKLOADS = 200
+WORKLOADS = 60
 DEADLINE_S = 60
 TOKEN = "f" * 40
 

@@ -216,7 +216,8 @@ class Stack:
             time.sleep(0.5)
         print(f"planned state after {time.monotonic() - started:.1f} s")
         time.sleep(1.0)
-        assert self.planned_state(count) == {}
+        late = self.planned_state(count)
+        assert late == {}, f"left the planned state again: {late}"
 
 
 @contextmanager

@@ -108,3 +108,18 @@ def test_a_binding_marked_twice_is_queued_once_and_a_lost_mark_is_driven_again(m
 def test_the_periodic_pass_does_not_replan_duplicated_bindings_when_nothing_happened(members):
     apply_all()
     assert reconciling.reconcile().schedule == []
+
+
+def test_a_batch_pass_takes_only_the_marks_still_set_and_schedules_what_moved(members):
+    bindings = apply_all()
+    ids = [b.pk for b in bindings.values()]
+    env = bindings["by-env"]
+    assert sorted(marking.mark(ids)) == sorted(ids)
+    assert marking.take_many([env.pk]) == [env.pk]  # another pass took this one
+    assert marking.take_many([env.pk]) == []
+    assert tasks.scheduler.schedule_dirty(ids) == sorted(set(ids) - {env.pk})
+    assert dirty(bindings) == set()
+    assert tasks.scheduler.schedule_dirty(ids) == []  # nothing marked: nothing taken
+    cluster_services.patch_labels(members["cluster-02"], {"env": "dev"})  # marks by-env, its batch runs
+    assert dirty(bindings) == set()
+    assert set(ResourceBinding.objects.get(pk=env.pk).target_replicas()) == {"cluster-01"}
