@@ -168,11 +168,14 @@ def policies(request: HttpRequest) -> HttpResponse:
 @role_required(VIEWER)
 def policy(request: HttpRequest, pk: int) -> HttpResponse:
     row = get_object_or_404(PropagationPolicy, pk=pk)
-    templates = summaries.templates_with_bindings().filter(policy=row).order_by("namespace", "name")
+    templates = summaries.templates_with_bindings().filter(policy=row).order_by("namespace", "name", "kind")
+    # paginated: a policy that claims a fleet's workloads would otherwise render every one of them
+    page = Paginator(templates, PAGE_SIZE).get_page(request.GET.get("page"))
     context = {
         "policy": row,
         "policy_yaml": summaries.policy_yaml(row),
-        "rows": summaries.workload_rows(templates),
+        "rows": summaries.workload_rows(page.object_list),
+        "page": page,
         "can_rebalance": has_role(request.user, OPERATOR),
     }
     return render(request, "scheduling/policy.html", context)

@@ -1,0 +1,206 @@
+"""Benchmark: list and detail pages at fleet size, seeded straight through the ORM, timed in-process.
+
+100 clusters, 100 Deployments claimed by one policy, each with a binding scheduled to every cluster
+(100-entry spec.clusters and aggregatedStatus) and a Work per cluster: 10,000 Works. Each page is
+requested through django.test.Client; printed is its p95 over the samples, as a
+ratio to issue 15's 300 ms page target (bench_scale.py measures the same pages over gunicorn).
+
+python bench/bench_pages.py [--clusters 100] [--workloads 100] [--samples 10]
+DATABASE_URL picks the database (SQLite by default; migrated, then emptied of these rows).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+TARGET_S = 0.3
+
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--clusters", type=int, default=100)
+parser.add_argument("--workloads", type=int, default=100)
+parser.add_argument("--samples", type=int, default=10)
+OPTIONS = parser.parse_args()
+if min(OPTIONS.clusters, OPTIONS.workloads, OPTIONS.samples) <= 0:
+    parser.error("--clusters, --workloads and --samples must be positive")
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "karmada_ui.settings")
+os.environ.setdefault("LOG_LEVEL", "WARNING")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.contrib.auth import get_user_model  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.db import connection  # noqa: E402
+from django.test import Client  # noqa: E402
+from django.utils import timezone  # noqa: E402
+
+from clusters.models import Cluster  # noqa: E402
+from scheduling.models import PropagationPolicy, ResourceBinding, ResourceTemplate, Work  # noqa: E402
+
+
+def deployment(name: str) -> dict:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "namespace": "bench", "labels": {"app": name}},
+        "spec": {
+            "replicas": OPTIONS.clusters,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {
+                    "containers": [{"name": "web", "image": "nginx:1.27", "ports": [{"containerPort": 80}]}]
+                },
+            },
+        },
+    }
+
+
+def member_status() -> dict:
+    return {
+        "replicas": 1,
+        "readyReplicas": 1,
+        "availableReplicas": 1,
+        "updatedReplicas": 1,
+        "observedGeneration": 1,
+        "conditions": [
+            {"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable", "message": "ok"},
+            {"type": "Progressing", "status": "True", "reason": "NewReplicaSetAvailable", "message": "ok"},
+        ],
+    }
+
+
+def seed() -> int:
+    """Empty the rows this benchmark owns and write the fleet; returns the policy's id."""
+    Work.objects.all().delete()
+    ResourceBinding.objects.all().delete()
+    ResourceTemplate.objects.all().delete()
+    PropagationPolicy.objects.all().delete()
+    Cluster.objects.all().delete()
+    names = [f"member-{i:04d}" for i in range(OPTIONS.clusters)]
+    Cluster.objects.bulk_create(Cluster(name=n, api_endpoint=f"https://{n}.example:6443") for n in names)
+    selectors = [{"apiVersion": "apps/v1", "kind": "Deployment"}]
+    placement = {
+        "clusterAffinity": {"clusterNames": names},
+        "replicaScheduling": {"replicaSchedulingType": "Duplicated"},
+    }
+    policy = PropagationPolicy.objects.create(
+        kind="PropagationPolicy",
+        namespace="bench",
+        name="everywhere",
+        spec={"resourceSelectors": selectors, "placement": placement},
+    )
+    now = timezone.now()
+    for w in range(OPTIONS.workloads):
+        name = f"web-{w:04d}"
+        manifest = deployment(name)
+        template = ResourceTemplate.objects.create(
+            api_version="apps/v1",
+            api_group="apps",
+            kind="Deployment",
+            namespace="bench",
+            name=name,
+            manifest=manifest,
+            policy=policy,
+            status={"replicas": OPTIONS.clusters, "readyReplicas": OPTIONS.clusters},
+        )
+        binding = ResourceBinding.objects.create(
+            namespace="bench",
+            name=f"{name}-deployment",
+            template=template,
+            policy=policy,
+            replicas=1,
+            placement=placement,
+            applied_placement=placement,
+            clusters=[{"name": n, "replicas": 1} for n in names],
+            conditions=[
+                {
+                    "type": "Scheduled",
+                    "status": "True",
+                    "reason": "Success",
+                    "message": "Binding has been scheduled",
+                },
+                {"type": "FullyApplied", "status": "True", "reason": "FullyAppliedSuccess", "message": "ok"},
+            ],
+            aggregated_status=[
+                {"clusterName": n, "applied": True, "health": "Healthy", "status": member_status()}
+                for n in names
+            ],
+        )
+        Work.objects.bulk_create(
+            Work(
+                binding=binding,
+                cluster_name=n,
+                namespace=f"karmada-es-{n}",
+                name=f"{name}-{w}",
+                manifest=manifest,
+                desired_hash="h",
+                applied_hash="h",
+                applied=True,
+                health="Healthy",
+                status=member_status(),
+                status_at=now,
+            )
+            for n in names
+        )
+    return policy.pk
+
+
+def p95(samples: list[float]) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+def main() -> None:
+    call_command("migrate", verbosity=0)
+    started = time.monotonic()
+    policy_id = seed()
+    print(
+        f"seeded {OPTIONS.clusters} clusters, {OPTIONS.workloads} workloads, "
+        f"{Work.objects.count()} Works in {time.monotonic() - started:.1f} s"
+    )
+    user_model = get_user_model()
+    user_model.objects.filter(username="bench-pages").delete()
+    user = user_model.objects.create_superuser("bench-pages", "bench@example.com", "bench-password-1")
+    client = Client(HTTP_HOST="localhost")
+    client.force_login(user)
+    first = ResourceTemplate.objects.order_by("id").first()
+    paths = [
+        "/workloads/",
+        "/api/v1/workloads/",
+        f"/policies/{policy_id}/",
+        f"/workloads/{first.pk if first else 0}/",
+        "/clusters/",
+        f"/clusters/c/{Cluster.objects.order_by('name').first().name}/",
+        "/audit/",
+    ]
+    lines = []
+    for path in paths:
+        response = client.get(path)
+        if response.status_code != 200:
+            lines.append(f"| {path} | HTTP {response.status_code} | | |")
+            continue
+        samples = []
+        for _ in range(OPTIONS.samples):
+            began = time.monotonic()
+            client.get(path)
+            samples.append(time.monotonic() - began)
+        worst = p95(samples)
+        lines.append(f"| {path} | {worst * 1000:.0f} ms | {worst / TARGET_S:.2f} |")
+    print("| page | p95 | ratio to 300 ms |\n|---|---|---|")
+    print("\n".join(lines))
+    print(f"{platform.node()} {platform.python_version()} {connection.vendor} {datetime.now(UTC):%Y-%m-%d}")
+
+
+if __name__ == "__main__":
+    main()
