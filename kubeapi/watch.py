@@ -7,7 +7,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from django.db import close_old_connections
+from django.db import close_old_connections, connection
 from django.db.models import Max
 
 from kubeapi import managed, selection, tombstones, versions
@@ -127,7 +127,10 @@ def _stream(
                     "metadata": {"resourceVersion": str(horizon)},
                 },
             )
-        close_old_connections()
+        if not connection.in_atomic_block:
+            # A long watch must not pin a connection between polls; inside a transaction (a test's,
+            # or ATOMIC_REQUESTS) closing it would end that transaction instead.
+            close_old_connections()
         time.sleep(POLL_SECONDS)
 
 

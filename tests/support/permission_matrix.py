@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from django.db import transaction
+from django.core.signals import request_finished
+from django.db import close_old_connections, transaction
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from drf_spectacular.generators import SchemaGenerator
@@ -192,7 +193,13 @@ def send(client: Client, probe: Probe) -> object:
         else:
             response = call(probe.path, data="{}", content_type="application/json")
         if getattr(response, "streaming", False):
-            response.close()
+            # Closing fires request_finished; as Django's test client does, keep close_old_connections
+            # off it, or it would close the connection (and with it this transaction) on PostgreSQL.
+            request_finished.disconnect(close_old_connections)
+            try:
+                response.close()
+            finally:
+                request_finished.connect(close_old_connections)
         transaction.set_rollback(True)
     return response
 
