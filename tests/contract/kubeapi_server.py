@@ -56,3 +56,18 @@ def start(workdir: Path) -> tuple[KubeApiServer, object]:
     serve_in_thread(server)
     port = server.server_address[1]
     return KubeApiServer(f"https://127.0.0.1:{port}/k8s", certificates.ca, workdir), server
+
+
+def served(tmp_path_factory, label: str):
+    """A module fixture's body: the server while the module runs, shut down after; skips without kubectl
+    (the TLS helper writes kubeconfigs the way kubectl reads them)."""
+    import shutil
+
+    import pytest
+
+    if shutil.which("kubectl") is None:
+        pytest.skip("kubectl is not installed, so the kubectl contract cannot be checked here")
+    api, httpd = start(tmp_path_factory.mktemp(label))
+    yield api
+    httpd.shutdown()
+    httpd.server_close()

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from clusters.models import Cluster
@@ -12,7 +10,7 @@ from core.roles import OPERATOR, VIEWER
 from scheduling.models import PropagationPolicy, ResourceTemplate
 from tests.conftest import make_user
 from tests.contract.conftest import KUBECTL_MINORS
-from tests.contract.kubeapi_server import start
+from tests.contract.kubeapi_server import served
 
 pytestmark = [pytest.mark.contract, pytest.mark.django_db(transaction=True)]
 
@@ -34,12 +32,7 @@ data: {a: "1"}
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    if shutil.which("kubectl") is None:
-        pytest.skip("kubectl is not installed, so the kubectl contract cannot be checked here")
-    api, httpd = start(tmp_path_factory.mktemp("kubeapi"))
-    yield api
-    httpd.shutdown()
-    httpd.server_close()
+    yield from served(tmp_path_factory, "kubeapi")
 
 
 @pytest.fixture(params=sorted(KUBECTL_MINORS))

@@ -3,8 +3,6 @@ listable resource in pages of 500 with continue tokens, then watches each from i
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 from kubernetes import config
 from kubernetes.dynamic import DynamicClient
@@ -15,7 +13,7 @@ from clusters.models import Cluster
 from core.roles import OPERATOR
 from scheduling.models import PropagationPolicy, ResourceTemplate
 from tests.conftest import make_user
-from tests.contract.kubeapi_server import start
+from tests.contract.kubeapi_server import served
 
 pytestmark = [
     pytest.mark.contract,
@@ -29,12 +27,7 @@ CONFIG_MAPS = 620  # more than one page, so the cache must follow a continue tok
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    if shutil.which("kubectl") is None:  # the TLS helper writes kubeconfigs the way kubectl reads them
-        pytest.skip("kubectl is not installed here")
-    api, httpd = start(tmp_path_factory.mktemp("kubeapi-python"))
-    yield api
-    httpd.shutdown()
-    httpd.server_close()
+    yield from served(tmp_path_factory, "kubeapi-python")
 
 
 @pytest.fixture

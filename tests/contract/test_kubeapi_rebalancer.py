@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from clusters.models import Cluster
@@ -14,7 +12,7 @@ from scheduling.controllers import detector
 from scheduling.models import ResourceBinding, ResourceTemplate, WorkloadRebalancer
 from tests.conftest import make_user
 from tests.contract.conftest import KUBECTL_MINORS
-from tests.contract.kubeapi_server import start
+from tests.contract.kubeapi_server import served
 
 pytestmark = [pytest.mark.contract, pytest.mark.django_db(transaction=True)]
 
@@ -44,12 +42,7 @@ spec:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    if shutil.which("kubectl") is None:
-        pytest.skip("kubectl is not installed, so the kubectl contract cannot be checked here")
-    api, httpd = start(tmp_path_factory.mktemp("kubeapi-rebalancer"))
-    yield api
-    httpd.shutdown()
-    httpd.server_close()
+    yield from served(tmp_path_factory, "kubeapi-rebalancer")
 
 
 @pytest.fixture(params=sorted(KUBECTL_MINORS))

@@ -6,7 +6,6 @@ and kubectl's field validation: an unknown field refused (Strict) or warned of (
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
@@ -15,7 +14,7 @@ from kubeapi.models import ManagedFields
 from scheduling.models import PropagationPolicy, ResourceTemplate
 from tests.conftest import make_user
 from tests.contract.conftest import KUBECTL_MINORS
-from tests.contract.kubeapi_server import start
+from tests.contract.kubeapi_server import served
 
 pytestmark = [pytest.mark.contract, pytest.mark.django_db(transaction=True)]
 
@@ -37,12 +36,7 @@ spec:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    if shutil.which("kubectl") is None:
-        pytest.skip("kubectl is not installed, so the kubectl contract cannot be checked here")
-    api, httpd = start(tmp_path_factory.mktemp("kubeapi-ssa"))
-    yield api
-    httpd.shutdown()
-    httpd.server_close()
+    yield from served(tmp_path_factory, "kubeapi-ssa")
 
 
 @pytest.fixture(params=sorted(KUBECTL_MINORS))
