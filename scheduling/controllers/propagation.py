@@ -135,8 +135,14 @@ def sync_binding(binding_id: int) -> list[int]:
     binding = ResourceBinding.objects.select_related("template", "policy").filter(pk=binding_id).first()
     if binding is None:
         return []
-    if binding.template.deleting_since is None and not binding.propagate_deps:
-        plan = plan_works(binding, {w.cluster_name: w for w in binding.works.all()})
+    works = {w.cluster_name: w for w in binding.works.all()}
+    # A scheduled binding without Works yet (a new workload) has Works to create: plan them once, locked.
+    if (
+        binding.template.deleting_since is None
+        and not binding.propagate_deps
+        and (works or not binding.clusters)
+    ):
+        plan = plan_works(binding, works)
         if plan is None:
             return []
         if plan.settled and rollouts.due_start(binding, plan.works) is None:
