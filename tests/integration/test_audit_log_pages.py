@@ -97,7 +97,7 @@ def test_changed_fields_and_placement_chips_are_escaped_and_absent_sides_say_so(
     )
     client.force_login(viewer)
     body = client.get(reverse("scheduling:audit")).content.decode()
-    assert "<code>&lt;b&gt;blue&lt;/b&gt;</code> → <span class=\"muted\">(absent)</span>" in body
+    assert '<code>&lt;b&gt;blue&lt;/b&gt;</code> → <span class="muted">(absent)</span>' in body
     assert '<span class="muted">(absent)</span> → <code>x</code>' in body
     assert '<span class="chip">&lt;i&gt;east&lt;/i&gt; 1 → 2</span>' in body
     assert "<b>blue</b>" not in body and "<i>east</i>" not in body
