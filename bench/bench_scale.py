@@ -137,6 +137,7 @@ from kubernetes import client as k8s_client  # noqa: E402
 from clusters import services  # noqa: E402
 from clusters.joining import JoinRequest  # noqa: E402
 from clusters.k8s import contexts, from_kubeconfig, objects  # noqa: E402
+from clusters.k8s.connection import load_kubeconfig  # noqa: E402
 from scheduling.models import ResourceBinding, ResourceTemplate, Work  # noqa: E402
 from scheduling.services import apply_yaml  # noqa: E402
 
@@ -241,8 +242,8 @@ def start_members(count: int, kubeconfig: Path, stack: Stack) -> list:
         if time.monotonic() > deadline:
             raise RuntimeError("membersim did not write its kubeconfig in 120 s")
         time.sleep(0.2)
-    text = kubeconfig.read_text()
-    return [(name, from_kubeconfig(text, name)) for name in contexts(text)]
+    parsed = load_kubeconfig(kubeconfig.read_text())  # once: a thousand contexts in one file
+    return [(name, from_kubeconfig(parsed, name)) for name in contexts(parsed)]
 
 
 def register(members: list, label: str) -> list:
