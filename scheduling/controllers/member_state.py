@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -71,7 +71,7 @@ def observe_events(
 
 
 def observe_cluster_events(
-    events: dict[str, Iterable[tuple[str, dict[str, Any]]]], now: datetime | None = None
+    events: Mapping[str, Iterable[tuple[str, dict[str, Any]]]], now: datetime | None = None
 ) -> Observed:
     """Watch events (type, object) by cluster, the last per object counting, their Works read in one
     query. A Work with an apply on its way (not in sync) is left to that apply: its copy is about to
