@@ -27,6 +27,25 @@ def detect_template(template_id: int) -> None:
         after_commit(schedule_binding, binding.pk)
 
 
+@shared_task(name="scheduling.tasks.detect_templates", **ONCE)
+def detect_templates(template_ids: list[int]) -> None:
+    """detect_template for the templates of one apply, the policies read once; their bindings are then
+    scheduled and propagated in batches."""
+    candidates = detector.load_candidates()
+    found = [detector.detect_template(template_id, candidates) for template_id in template_ids]
+    binding_ids = [binding.pk for binding in found if binding is not None]
+    for start in range(0, len(binding_ids), DIRTY_BATCH):
+        after_commit(schedule_detected, binding_ids[start : start + DIRTY_BATCH])
+
+
+@shared_task(name="scheduling.tasks.schedule_detected", **ONCE)
+def schedule_detected(binding_ids: list[int]) -> None:
+    """schedule_binding for a batch of detected bindings (the clusters read once), then their sync
+    whether or not the placement changed: a new template revision changes the Works alone."""
+    scheduler.schedule_bindings(binding_ids)
+    after_commit(sync_bindings, binding_ids)
+
+
 @shared_task(name="scheduling.tasks.detect_all", **ONCE)
 def detect_all() -> None:
     for binding_id in reconciling.detect_all():

@@ -34,6 +34,7 @@ GATE_WAIT = 0.01  # seconds between looks at gates other chunks of this process 
 # oldest has waited RECORD_EVERY seconds.
 RECORD_BATCH = 25
 RECORD_EVERY = 0.2
+AGGREGATE_EVERY = 0.5  # seconds: bindings whose Works are all recorded are aggregated at most this often
 
 
 @dataclass
@@ -160,16 +161,29 @@ def _apply_held(work_ids: list[int], now: datetime) -> DispatchResult:
     conns = _connections(works)
     result = DispatchResult()
     left = Counter(w.binding_id for w in works)  # per binding, its Works of this chunk not yet recorded
+    complete: set[int] = set()
+    aggregated = time.monotonic()
     for batch in _outcomes(works, conns):
         _write(batch, now, result)
         for work, _ in batch:
             left[work.binding_id] -= 1
-        # a binding's status is aggregated once, when the last of its Works in the chunk is recorded
-        complete = {work.binding_id for work, _ in batch if not left[work.binding_id]}
-        if complete:
-            with transaction.atomic():
-                propagation.aggregate_bindings(complete, now)
+        # a binding's status is aggregated once, after the last of its Works in the chunk is recorded:
+        # at the end of the chunk, or on the way when the chunk takes long (a slow cluster)
+        complete |= {work.binding_id for work, _ in batch if not left[work.binding_id]}
+        if complete and time.monotonic() - aggregated >= AGGREGATE_EVERY:
+            _aggregate(complete, now)
+            complete, aggregated = set(), time.monotonic()
+    _aggregate(complete, now)
     return result
+
+
+def _aggregate(binding_ids: set[int], now: datetime) -> None:
+    """The member copies' status just read back goes into their bindings and templates, in one commit
+    of its own: the Works' row locks are released by then, so it never waits on a binding while holding
+    them (the propagation takes a binding's lock, then its Works')."""
+    if binding_ids:
+        with transaction.atomic():
+            propagation.aggregate_bindings(binding_ids, now)
 
 
 def _outcomes(
@@ -196,31 +210,38 @@ def _outcomes(
     running: dict[Future[Outcome], Work] = {}
     ready: list[tuple[Work, Outcome]] = []
     oldest = 0.0
-    with ThreadPoolExecutor(max_workers=max(1, min(PARALLEL_CALLS, len(works)))) as pool:
-        while turns or running:
+
+    def start(pool: ThreadPoolExecutor) -> None:
+        """Start calls while slots are free, one cluster after another."""
+        blocked = 0
+        while turns and len(running) < PARALLEL_CALLS and blocked < len(turns):
+            name = turns[0]
+            gate = _cluster_gate(name) if name in conns else None
+            if gate is not None and not gate.acquire(blocking=False):
+                turns.rotate(-1)  # this cluster has its share of calls running: the next one's turn
+                blocked += 1
+                continue
             blocked = 0
-            while turns and len(running) < PARALLEL_CALLS and blocked < len(turns):
-                name = turns[0]
-                gate = _cluster_gate(name) if name in conns else None
-                if gate is not None and not gate.acquire(blocking=False):
-                    turns.rotate(-1)  # this cluster has its share of calls running: the next one's turn
-                    blocked += 1
-                    continue
-                blocked = 0
-                work = waiting[name].popleft()
-                running[pool.submit(call, work, gate)] = work
-                if waiting[name]:
-                    turns.rotate(-1)
-                else:
-                    turns.popleft()
+            work = waiting[name].popleft()
+            running[pool.submit(call, work, gate)] = work
+            if waiting[name]:
+                turns.rotate(-1)
+            else:
+                turns.popleft()
+
+    with ThreadPoolExecutor(max_workers=max(1, min(PARALLEL_CALLS, len(works)))) as pool:
+        start(pool)
+        while turns or running:
             if not running:  # the gates left are held by other chunks of this process
                 time.sleep(GATE_WAIT)
+                start(pool)
                 continue
             finished, _ = wait(running, timeout=RECORD_EVERY, return_when=FIRST_COMPLETED)
             if finished and not ready:
                 oldest = time.monotonic()
             for future in finished:
                 ready.append((running.pop(future), future.result()))
+            start(pool)  # the freed slots go on calling while the outcomes are written
             last = not (turns or running)
             if ready and (last or len(ready) >= RECORD_BATCH or time.monotonic() - oldest >= RECORD_EVERY):
                 yield ready

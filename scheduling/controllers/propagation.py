@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Prefetch
 from django.utils import timezone
 
 from clusters.k8s import objects
@@ -389,8 +390,10 @@ def _aggregate_template_status(
 def aggregate_bindings(binding_ids: set[int], now: datetime | None = None) -> None:
     """Aggregate the bindings whose Works' status just changed (after a dispatch or a member read)."""
     bindings = ResourceBinding.objects.filter(pk__in=binding_ids).select_related("template")
+    # the Works' status, not their manifests (the largest column) are aggregated
+    works = Prefetch("works", queryset=Work.objects.defer("manifest", "applied_overrides"))
     # in id order, as the propagation takes binding locks: writers of many bindings cannot deadlock
-    for binding in bindings.order_by("pk").prefetch_related("works"):
+    for binding in bindings.order_by("pk").prefetch_related(works):
         aggregate_status(binding, now)
 
 
