@@ -178,12 +178,11 @@ def _apply_held(work_ids: list[int], now: datetime) -> DispatchResult:
 
 
 def _aggregate(binding_ids: set[int], now: datetime) -> None:
-    """The member copies' status just read back goes into their bindings and templates, in one commit
-    of its own: the Works' row locks are released by then, so it never waits on a binding while holding
-    them (the propagation takes a binding's lock, then its Works')."""
+    """The member copies' status just read back goes into their bindings and templates, each write its
+    own commit: no Work row lock is held by then (the propagation takes a binding's lock, then its
+    Works'), nor a second binding's (statements marking many bindings lock them in their own order)."""
     if binding_ids:
-        with transaction.atomic():
-            propagation.aggregate_bindings(binding_ids, now)
+        propagation.aggregate_bindings(binding_ids, now)
 
 
 def _outcomes(

@@ -166,8 +166,8 @@ def sync_bindings(binding_ids: list[int]) -> dict[int, list[int]]:
     ids of the Works to act on (bindings that are gone are left out).
 
     The bindings, their Works, the target clusters and the override policies are read once for the
-    batch. The common case, nothing to change, is read without a lock; only the bindings with a change
-    take their locks (in id order, in one transaction) and are planned again under them.
+    batch. The common case, nothing to change, is read without a lock; only a binding with a change
+    takes its lock, is planned again under it (with the batch's inputs) and written in bulk.
     """
     bindings = list(
         ResourceBinding.objects.select_related("template__policy", "policy")
@@ -177,10 +177,9 @@ def sync_bindings(binding_ids: list[int]) -> dict[int, list[int]]:
     inputs = Inputs.load(bindings)
     result: dict[int, list[int]] = {}
     changed: list[int] = []
-    alone: list[int] = []
     for binding in bindings:
         if binding.template.deleting_since is not None or binding.propagate_deps:
-            alone.append(binding.pk)  # retiring, or writing other bindings: each in its own transaction
+            changed.append(binding.pk)  # retiring, or writing other bindings: always under the lock
             continue
         plan = plan_works(binding, {w.cluster_name: w for w in binding.works.all()}, inputs)
         if plan is None:
@@ -189,49 +188,40 @@ def sync_bindings(binding_ids: list[int]) -> dict[int, list[int]]:
             result[binding.pk] = plan.pending()
         else:
             changed.append(binding.pk)
-    if changed:
-        result.update(_sync_locked(changed, inputs))
-    for binding_id in alone:
-        result.update(_sync_locked([binding_id], inputs))
+    for binding_id in changed:
+        pending = _sync_locked(binding_id, inputs)
+        if pending is not None:
+            result[binding_id] = pending
     return result
 
 
 @transaction.atomic
-def _sync_locked(binding_ids: list[int], inputs: Inputs) -> dict[int, list[int]]:
-    bindings = list(
+def _sync_locked(binding_id: int, inputs: Inputs) -> list[int] | None:
+    """One binding planned again and written under its lock (one lock per transaction: a statement
+    that marks many bindings at once locks them in its own order, and must not meet a second lock of
+    ours); the ids of its Works to act on, None when the binding is gone."""
+    binding = (
         ResourceBinding.objects.select_for_update(of=("self",))
         .select_related("template__policy", "policy")
-        .filter(pk__in=binding_ids)
-        .order_by("pk")  # locks taken in id order: two batches sharing bindings cannot deadlock
+        .filter(pk=binding_id)
+        .first()
     )
-    by_id = {b.pk: b for b in bindings}
-    works_of: dict[int, dict[str, Work]] = {pk: {} for pk in by_id}
-    for work in Work.objects.select_for_update().filter(binding_id__in=list(by_id)).order_by("pk"):
-        work.binding = by_id[work.binding_id]
-        works_of[work.binding_id][work.cluster_name] = work
-    if not inputs.covers(bindings):  # scheduled again since the batch read its inputs
-        inputs = Inputs.load(bindings)
-    result: dict[int, list[int]] = {}
-    plans: dict[int, WorkPlan] = {}
+    if binding is None:
+        return None
+    works = {w.cluster_name: w for w in binding.works.select_for_update().order_by("pk")}
+    if binding.template.deleting_since is not None:
+        return _retire_all(binding, works)
+    if rollouts.spec_of(binding) is not None:  # only a staged policy starts rollouts
+        rollouts.start_if_needed(binding, works)
+    plan = plan_works(binding, works, inputs)  # reads its own inputs if scheduled again meanwhile
+    if plan is None:
+        return []
     writes = WorkWrites()
-    for binding in bindings:
-        works = works_of[binding.pk]
-        if binding.template.deleting_since is not None:
-            result[binding.pk] = _retire_all(binding, works)
-            continue
-        if rollouts.spec_of(binding) is not None:  # only a staged policy starts rollouts
-            rollouts.start_if_needed(binding, works)
-        plan = plan_works(binding, works, inputs)
-        result[binding.pk] = []
-        if plan is not None:
-            writes.add(plan)
-            plans[binding.pk] = plan
+    writes.add(plan)
     writes.save()
-    for binding_id, plan in plans.items():
-        if by_id[binding_id].propagate_deps:
-            distribute_dependencies(by_id[binding_id])
-        result[binding_id] = plan.pending()
-    return result
+    if binding.propagate_deps:
+        distribute_dependencies(binding)
+    return plan.pending()
 
 
 # Work fields a plan's change sets (with updated_at, which bulk writes do not touch by themselves).
@@ -240,7 +230,7 @@ BULK = 500
 
 
 class WorkWrites:
-    """The writes of many plans, made in a few statements: new Works in one insert, changed ones in one
+    """The writes of a plan, made in a few statements: new Works in one insert, changed ones in one
     update, failures grouped by message, Works leaving the placement in one update."""
 
     def __init__(self) -> None:
@@ -392,7 +382,7 @@ def aggregate_bindings(binding_ids: set[int], now: datetime | None = None) -> No
     bindings = ResourceBinding.objects.filter(pk__in=binding_ids).select_related("template")
     # the Works' status, not their manifests (the largest column) are aggregated
     works = Prefetch("works", queryset=Work.objects.defer("manifest", "applied_overrides"))
-    # in id order, as the propagation takes binding locks: writers of many bindings cannot deadlock
+    # in id order, as every writer of many bindings takes them
     for binding in bindings.order_by("pk").prefetch_related(works):
         aggregate_status(binding, now)
 
