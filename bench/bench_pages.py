@@ -1,7 +1,8 @@
 """Benchmark: list and detail pages at fleet size, seeded straight through the ORM, timed in-process.
 
 100 clusters, 100 Deployments claimed by one policy, each with a binding scheduled to every cluster
-(100-entry spec.clusters and aggregatedStatus) and a Work per cluster: 10,000 Works. Each page is
+(100-entry spec.clusters and aggregatedStatus) and a Work per cluster: 10,000 Works; and an hour of
+history (health samples, events, metric tallies, audit entries, resolved alerts). Each page is
 requested through django.test.Client; printed is its p95 over the samples, as a
 ratio to issue 15's 300 ms page target (bench_scale.py measures the same pages over gunicorn).
 
@@ -16,7 +17,7 @@ import os
 import platform
 import sys
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,7 +45,12 @@ from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from clusters.models import Cluster  # noqa: E402
+from clusters.models import Cluster, ClusterEvent, ClusterSample  # noqa: E402
+from core import audit  # noqa: E402
+from core.models import AuditEntry  # noqa: E402
+from metrics.models import Tally  # noqa: E402
+from metrics.recording import labels_key  # noqa: E402
+from observability.models import Alert  # noqa: E402
 from scheduling.models import PropagationPolicy, ResourceBinding, ResourceTemplate, Work  # noqa: E402
 
 
@@ -78,6 +84,100 @@ def member_status() -> dict:
             {"type": "Progressing", "status": "True", "reason": "NewReplicaSetAvailable", "message": "ok"},
         ],
     }
+
+
+def seed_history(names: list[str], now: datetime) -> None:
+    """What an hour of a running fleet leaves behind: health samples every 10 s, readiness events,
+    per-cluster metric tallies every minute, an audit entry per apply and per placement, resolved alerts."""
+    with (
+        connection.cursor() as cursor
+    ):  # the log refuses deletes (on PostgreSQL a trigger); a bench may empty it
+        cursor.execute(
+            f"{'DELETE FROM' if connection.vendor == 'sqlite' else 'TRUNCATE'} {AuditEntry._meta.db_table}"
+        )
+    ClusterEvent.objects.all().delete()
+    Tally.objects.all().delete()
+    Alert.objects.all().delete()
+    clusters = list(Cluster.objects.filter(name__in=names))
+    ClusterSample.objects.bulk_create(
+        (
+            ClusterSample(
+                cluster=c,
+                at=now - timedelta(seconds=10 * i),
+                ready=1.0,
+                latency_ms=12.0,
+                nodes_total=3,
+                nodes_ready=3,
+                pods=40,
+                cpu_allocatable=12000,
+                cpu_allocated=4000,
+                memory_allocatable=4.8e10,
+                memory_allocated=1.2e10,
+            )
+            for c in clusters
+            for i in range(360)
+        ),
+        batch_size=5000,
+    )
+    ClusterEvent.objects.bulk_create(
+        ClusterEvent(cluster=c, at=now - timedelta(minutes=i), reason="Ready", message="ok", ready="True")
+        for c in clusters
+        for i in range(3)
+    )
+    minutes = [now.replace(second=0, microsecond=0) - timedelta(minutes=m) for m in range(60)]
+    Tally.objects.bulk_create(
+        (
+            Tally(name=metric, labels=labels_key(labels), le=le, window=window, count=6, total=0.05)
+            for n in names
+            for window in minutes
+            for metric, labels, le in (
+                ("cluster_sync_status_duration_seconds", {"member_cluster": n}, "0.05"),
+                ("cluster_health_probe_duration_seconds", {"member_cluster": n}, "0.025"),
+                ("work_sync_workload_duration_seconds", {"result": "success", "member_cluster": n}, "0.016"),
+            )
+        ),
+        batch_size=5000,
+    )
+    entries = []
+    for w in range(OPTIONS.workloads):
+        name = f"web-{w:04d}"
+        entries.append(
+            AuditEntry(
+                action="create",
+                object_kind="Deployment",
+                object_namespace="bench",
+                object_name=name,
+                summary="applied",
+                changes=audit.diff(None, deployment(name), secret_kind=False),
+            )
+        )
+        entries.append(
+            AuditEntry(
+                action="schedule",
+                object_kind="ResourceBinding",
+                object_namespace="bench",
+                object_name=f"{name}-deployment",
+                summary="scheduled",
+                changes=audit.diff({"replicas": {}}, {"replicas": {n: 1 for n in names}}, secret_kind=False),
+                placement_delta=audit.placement_delta({}, {n: 1 for n in names}),
+            )
+        )
+    AuditEntry.objects.bulk_create(entries, batch_size=500)
+    Alert.objects.bulk_create(
+        Alert(
+            rule="ClusterNotReady",
+            fingerprint=f"{i:032d}",
+            labels={"member_cluster": n, "severity": "critical"},
+            annotations={"summary": f"{n} not ready"},
+            state="resolved",
+            value=0.0,
+            active_since=now,
+            fired_at=now,
+            resolved_at=now,
+            last_evaluated=now,
+        )
+        for i, n in enumerate(names[:20])
+    )
 
 
 def seed() -> int:
@@ -153,6 +253,7 @@ def seed() -> int:
             )
             for n in names
         )
+    seed_history(names, now)
     return policy.pk
 
 
@@ -180,9 +281,19 @@ def main() -> None:
         "/api/v1/workloads/",
         f"/policies/{policy_id}/",
         f"/workloads/{first.pk if first else 0}/",
+        f"/api/v1/workloads/{first.pk if first else 0}/",
+        "/policies/",
+        "/api/v1/policies/",
+        "/drill/",
         "/clusters/",
         f"/clusters/c/{Cluster.objects.order_by('name').first().name}/",
+        f"/workloads/on/{Cluster.objects.order_by('name').first().name}/",
         "/audit/",
+        "/clusters/fleet/",
+        "/alerts/",
+        "/metrics",
+        "/api/v1/audit/",
+        "/api/v1/clusters/",
     ]
     lines = []
     for path in paths:

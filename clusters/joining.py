@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 
 from clusters import k8s
 from clusters.topology import Topology, topology_of
@@ -27,6 +28,35 @@ class JoinPreview:
     nodes_total: int
     nodes_ready: int
     topology: Topology
+
+
+@dataclass(frozen=True)
+class JoinRequest:
+    """One cluster of a bulk join: its name, connection and what the operator gave for it."""
+
+    name: str
+    conn: k8s.ClusterConnection
+    labels: dict[str, str] = field(default_factory=dict)
+    provider: str = ""
+    region: str = ""
+    zones: list[str] = field(default_factory=list)
+
+
+# How many clusters a bulk join connects to at once.
+PREVIEW_CONNECTIONS = 16
+
+
+def preview_many(requests: list[JoinRequest]) -> dict[str, JoinPreview | JoinError]:
+    """preview() of every request, PREVIEW_CONNECTIONS at a time: by name, what it reported or why not."""
+
+    def look(request: JoinRequest) -> JoinPreview | JoinError:
+        try:
+            return preview(request.conn)
+        except JoinError as exc:
+            return exc
+
+    with ThreadPoolExecutor(max_workers=PREVIEW_CONNECTIONS) as pool:
+        return dict(zip((r.name for r in requests), pool.map(look, requests), strict=True))
 
 
 def connection_from_kubeconfig(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db.models import QuerySet
+
 from clusters.models import Cluster
 from kubesyntax.selector_maps import to_selector
 
@@ -19,6 +21,13 @@ SORTS = {
 }
 SORTS.update({f"-{name}": fields for name, fields in list(SORTS.items())})
 STATUS_ORDER = {"False": 0, "Unknown": 1, "True": 2}
+# Columns no list row shows: the collected status document (nodes, API enablements) and the credentials.
+UNLISTED = ("status", "credentials")
+
+
+def listed(rows: QuerySet[Cluster]) -> QuerySet[Cluster]:
+    """Clusters as the list pages read them: without the columns no row shows."""
+    return rows.defer(*UNLISTED)
 
 
 @dataclass(frozen=True)

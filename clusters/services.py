@@ -3,14 +3,15 @@ these, and each write leaves one audit entry with who, what and the diff (never 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from clusters import k8s
+from clusters import k8s, signals
 from clusters.conventions import Finding, convention_errors, lint_clusters
 from clusters.credentials import CredentialsUnreadable
 from clusters.editing import (
@@ -30,8 +31,10 @@ from clusters.joining import (
     MANAGED_SELECTOR,
     JoinError,
     JoinPreview,
+    JoinRequest,
     enqueue_collection,
     preview,
+    preview_many,
 )
 from clusters.k8s.cleanup import delete_labelled
 from clusters.k8s.forward import Forwarded, forward
@@ -53,6 +56,7 @@ __all__ = [
     "delete_convention",
     "fix_finding",
     "join",
+    "join_many",
     "patch_labels",
     "proxy_request",
     "remove_taint",
@@ -85,6 +89,49 @@ def _registration(cluster: Cluster, conn: k8s.ClusterConnection | None = None) -
 # ------------------------------------------------------------------------------------ join and unjoin
 
 
+def _fill(
+    cluster: Cluster,
+    conn: k8s.ClusterConnection,
+    seen: JoinPreview,
+    labels: dict[str, str],
+    provider: str,
+    region: str,
+    zones: list[str] | None,
+    now: Any,
+) -> None:
+    """Write a join's connection, topology, labels and first observation into the row (unsaved)."""
+    created = cluster.pk is None
+    topology = seen.topology
+    spec = {
+        "provider": provider or topology.provider,
+        "region": region or topology.region,
+        "zones": list(zones) if zones else list(topology.zones),
+    }
+    spec["zone"] = spec["zones"][0] if len(spec["zones"]) == 1 else ""
+    cluster.set_connection(conn)
+    for field, value in spec.items():
+        setattr(cluster, field, value)
+    cluster.labels = {**(cluster.labels if not created else {}), **labels}
+    if created:
+        # Karmada uses a new cluster's first observation directly, without a threshold.
+        cluster.ready, cluster.ready_reason = ReadyState.TRUE, "ClusterReady"
+        cluster.ready_message = "cluster is healthy and ready to accept workloads"
+        cluster.ready_since = cluster.observed_since = now
+        cluster.observed, cluster.observed_reason = ReadyState.TRUE, "ClusterReady"
+    else:
+        cluster.resource_version += 1
+    cluster.kubernetes_version = seen.version
+    cluster.nodes_total, cluster.nodes_ready = seen.nodes_total, seen.nodes_ready
+
+
+def _joined_message(seen: JoinPreview) -> str:
+    return _("Joined: %(v)s, %(r)s/%(t)s nodes Ready") % {
+        "v": seen.version,
+        "r": seen.nodes_ready,
+        "t": seen.nodes_total,
+    }
+
+
 def join(
     name: str,
     conn: k8s.ClusterConnection,
@@ -112,40 +159,16 @@ def join(
         raise JoinError("name", _("A cluster named %(name)s is already joined.") % {"name": name})
 
     seen = preview(conn)
-    topology = seen.topology
     now = timezone.now()
-    spec = {
-        "provider": provider or topology.provider,
-        "region": region or topology.region,
-        "zones": list(zones) if zones else list(topology.zones),
-    }
-    spec["zone"] = spec["zones"][0] if len(spec["zones"]) == 1 else ""
     try:
         with transaction.atomic():
             cluster = existing or Cluster(name=name)
             created = existing is None
             old = None if created else _registration(cluster, cluster.connection())
-            cluster.set_connection(conn)
-            for field, value in spec.items():
-                setattr(cluster, field, value)
-            cluster.labels = {**(cluster.labels if not created else {}), **wanted_labels}
-            if created:
-                # Karmada uses a new cluster's first observation directly, without a threshold.
-                cluster.ready, cluster.ready_reason = ReadyState.TRUE, "ClusterReady"
-                cluster.ready_message = "cluster is healthy and ready to accept workloads"
-                cluster.ready_since = cluster.observed_since = now
-                cluster.observed, cluster.observed_reason = ReadyState.TRUE, "ClusterReady"
-            else:
-                cluster.resource_version += 1
-            cluster.kubernetes_version = seen.version
-            cluster.nodes_total, cluster.nodes_ready = seen.nodes_total, seen.nodes_ready
+            _fill(cluster, conn, seen, wanted_labels, provider, region, zones, now)
             cluster.full_clean(exclude=["credentials"])
             cluster.save()
-            message = _("Joined: %(v)s, %(r)s/%(t)s nodes Ready") % {
-                "v": seen.version,
-                "r": seen.nodes_ready,
-                "t": seen.nodes_total,
-            }
+            message = _joined_message(seen)
             reason = "Joined" if created else "Updated"
             ClusterEvent.objects.create(cluster=cluster, at=now, reason=reason, message=message)
             audit.record(
@@ -161,6 +184,70 @@ def join(
         raise JoinError("name", _("A cluster named %(name)s is already joined.") % {"name": name}) from exc
     transaction.on_commit(lambda: enqueue_collection(cluster.pk))
     return cluster, seen, created
+
+
+def join_many(requests: list[JoinRequest], *, user: Any = None) -> list[tuple[Cluster, JoinPreview]]:
+    """Register many new clusters in one transaction: all of them, or none with JoinError naming which.
+
+    Connects to every cluster first (several at a time); the rows, their events and audit entries are
+    written in bulk and the bindings they concern are found and marked once (signals.clusters_joined).
+    """
+    problems = []
+    names = [request.name for request in requests]
+    for request in requests:
+        reason = cluster_name_error(request.name)
+        if reason:
+            problems.append(f"{request.name}: {reason}")
+    repeated = sorted(name for name, count in Counter(names).items() if count > 1)
+    if repeated:
+        problems.append(_("named twice: %(names)s") % {"names": ", ".join(repeated)})
+    wanted: dict[str, dict[str, str]] = {}
+    for request in requests:
+        try:
+            wanted[request.name] = check_labels(request.labels)
+        except LabelSyntaxError as exc:
+            problems.append(f"{request.name}: {exc}")
+    if problems:
+        raise JoinError("name", "; ".join(problems))
+    taken = sorted(Cluster.objects.filter(name__in=names).values_list("name", flat=True))
+    if taken:
+        raise JoinError("name", _("Already joined: %(names)s.") % {"names": ", ".join(taken)})
+
+    seen = preview_many(requests)
+    failed = [f"{name}: {result.message}" for name, result in seen.items() if isinstance(result, JoinError)]
+    if failed:
+        raise JoinError("kubeconfig", "; ".join(failed))
+    now = timezone.now()
+    joined: list[tuple[Cluster, JoinPreview]] = []
+    for request in requests:
+        result = cast(JoinPreview, seen[request.name])
+        cluster = Cluster(name=request.name)
+        labels = wanted[request.name]
+        _fill(cluster, request.conn, result, labels, request.provider, request.region, request.zones, now)
+        cluster.full_clean(exclude=["credentials"], validate_unique=False)
+        joined.append((cluster, result))
+    try:
+        with transaction.atomic():
+            clusters = Cluster.objects.bulk_create([cluster for cluster, _ in joined])
+            ClusterEvent.objects.bulk_create(
+                ClusterEvent(cluster=cluster, at=now, reason="Joined", message=_joined_message(result))
+                for cluster, result in joined
+            )
+            for (cluster, result), request in zip(joined, requests, strict=True):
+                audit.record(
+                    user,
+                    "Joined",
+                    "Cluster",
+                    cluster.name,
+                    summary=f"{_joined_message(result)}; endpoint {request.conn.server}",
+                    new=_registration(cluster, request.conn),
+                )
+            signals.clusters_joined.send(sender=Cluster, clusters=clusters)
+    except IntegrityError as exc:
+        raise JoinError("name", _("Another join took one of these names; nothing was saved.")) from exc
+    for cluster in clusters:
+        transaction.on_commit(lambda pk=cluster.pk: enqueue_collection(pk))
+    return joined
 
 
 def unjoin(cluster: Cluster, delete_resources: bool = False, user: Any = None) -> list[str]:

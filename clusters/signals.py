@@ -10,3 +10,7 @@ ready_changed = Signal()
 # Sent with `cluster` (the name), `old` and `new` ({field: value} of the fields written) after a spec
 # change (labels, taints, ...) commits through clusters.editing.update_spec.
 spec_changed = Signal()
+
+# Sent with `clusters` (the Cluster rows) after many clusters are registered in one transaction
+# (services.join_many): their rows are written in bulk, so no post_save is sent for them.
+clusters_joined = Signal()

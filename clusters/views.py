@@ -22,7 +22,7 @@ from clusters import charts, k8s, services
 from clusters.conventions import lint_clusters, load_rules, rule_of
 from clusters.forms import MAX_KUBECONFIG, BulkLabelsForm, ConventionForm, JoinForm, TaintForm, label_rows
 from clusters.joining import connection_from_kubeconfig, preview
-from clusters.listing import SORTS, ListQuery, filter_clusters
+from clusters.listing import SORTS, UNLISTED, ListQuery, filter_clusters, listed
 from clusters.models import Cluster, ClusterEvent, LabelConvention
 from clusters.samples import series
 from clusters.services import JoinError, SpecError, StaleResourceVersion
@@ -59,7 +59,7 @@ def _list_context(request: HttpRequest) -> dict[str, Any]:
     except SelectorError as exc:
         error = _("%(m)s (at character %(p)d)") % {"m": exc.message, "p": exc.position + 1}
     page = Paginator(ids, PAGE_SIZE).get_page(request.GET.get("page"))
-    by_id = {c.pk: c for c in Cluster.objects.filter(pk__in=list(page.object_list))}
+    by_id = {c.pk: c for c in listed(Cluster.objects.filter(pk__in=list(page.object_list)))}
     now = timezone.now()
     rules = load_rules()
     rows = [_row(by_id[pk], now, rules) for pk in page.object_list if pk in by_id]
@@ -384,18 +384,19 @@ FLEET_PAGE_SIZE = 100
 def _selected_clusters(selector: str) -> tuple[list[Cluster], str]:
     """The clusters a label selector matches (all for an empty one) and the parse error, if any."""
     if not selector:
-        return list(Cluster.objects.all()), ""
+        return list(listed(Cluster.objects.all())), ""
     try:
         ids = filter_clusters(ListQuery(selector=selector))
     except SelectorError as exc:
         return [], _("%(m)s (at character %(p)d)") % {"m": exc.message, "p": exc.position + 1}
-    return list(Cluster.objects.filter(pk__in=ids)), ""
+    return list(listed(Cluster.objects.filter(pk__in=ids))), ""
 
 
 @require_GET
 def fleet(request: HttpRequest) -> HttpResponse:
     """Every cluster as a tile, worst first, with why it is unhealthy in words; filter by label selector."""
-    events = ClusterEvent.objects.select_related("cluster").exclude(ready="")[:15]
+    events = ClusterEvent.objects.select_related("cluster").defer(*(f"cluster__{f}" for f in UNLISTED))
+    events = events.exclude(ready="")[:15]
     if request.htmx and request.htmx.target == "fleet-changes":
         return render(request, "clusters/_changes.html", {"events": events})
     now = timezone.now()

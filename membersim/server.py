@@ -51,6 +51,9 @@ class MemberServer(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
     allow_reuse_address = True
+    # socketserver's default backlog is 5: one port serving a whole fleet to many pooled clients at once
+    # overflows it, and each dropped connection attempt costs its client a 1 s SYN retransmit.
+    request_queue_size = 1024
 
     def __init__(
         self, address: tuple[str, int], simulator: Fleet, default: str | None, tls: ssl.SSLContext | None

@@ -10,11 +10,13 @@ from django.db.models.signals import post_delete, post_init, post_save
 from clusters import signals
 from clusters.models import Cluster
 from scheduling import tasks
-from scheduling.controllers.marking import affected_by_cluster_change
+from scheduling.controllers.marking import affected_by_cluster_change, affected_by_cluster_changes
 
 # What a placement, a spread constraint or the filter step can look at.
 WATCHED = ("labels", "taints", "provider", "region", "zone", "zones", "ready")
 SEEN = "_scheduling_seen"
+# What a cluster affinity matches on: an event's states are completed with these before testing.
+IDENTITY = ("labels", "provider", "region", "zones")
 
 
 def _loaded(cluster: Cluster) -> dict[str, Any]:
@@ -26,6 +28,16 @@ def remember(sender: Any, instance: Cluster, **_: Any) -> None:
     setattr(instance, SEEN, _loaded(instance))
 
 
+def _completed(cluster: str, old: dict[str, Any], new: dict[str, Any]) -> tuple[dict, dict]:
+    """Both states with the identity fields the event did not carry, read once (they did not change)."""
+    missing = [name for name in IDENTITY if name not in old or name not in new]
+    if not missing:
+        return old, new
+    row = Cluster.objects.filter(name=cluster).values(*missing).first() or {}
+    fill = {name: row.get(name) for name in missing}
+    return {**fill, **old}, {**fill, **new}
+
+
 def saved(sender: Any, instance: Cluster, created: bool, **_: Any) -> None:
     now = _loaded(instance)
     before = None if created else getattr(instance, SEEN, None)
@@ -34,6 +46,7 @@ def saved(sender: Any, instance: Cluster, created: bool, **_: Any) -> None:
         now = {name: value for name, value in now.items() if name in before}
         if before == now:
             return
+        before, now = _completed(instance.name, before, now)
     tasks.mark_bindings(affected_by_cluster_change(instance.name, before, now))
     setattr(instance, SEEN, _loaded(instance))
 
@@ -42,21 +55,21 @@ def deleted(sender: Any, instance: Cluster, **_: Any) -> None:
     tasks.mark_bindings(affected_by_cluster_change(instance.name, _loaded(instance), None))
 
 
-def _labels(cluster: str) -> dict[str, str]:
-    return dict(Cluster.objects.filter(name=cluster).values_list("labels", flat=True).first() or {})
-
-
 def spec_written(sender: Any, cluster: str, old: dict[str, Any], new: dict[str, Any], **_: Any) -> None:
-    if "labels" not in new:  # a taint change concerns placements selecting on any label it carries
-        labels = _labels(cluster)
-        old, new = {"labels": labels, **old}, {"labels": labels, **new}
-    tasks.mark_bindings(affected_by_cluster_change(cluster, old, new))
+    tasks.mark_bindings(affected_by_cluster_change(cluster, *_completed(cluster, old, new)))
 
 
 def ready_written(sender: Any, cluster: str, ready: Any, **_: Any) -> None:
-    labels = _labels(cluster)
-    before, after = {"labels": labels, "ready": None}, {"labels": labels, "ready": ready}
+    before, after = _completed(cluster, {"ready": None}, {"ready": ready})
     tasks.mark_bindings(affected_by_cluster_change(cluster, before, after))
+
+
+def joined(sender: Any, clusters: list[Cluster], **_: Any) -> None:
+    """Many clusters registered at once: the bindings they concern are found and marked once."""
+    changes = [(cluster.name, None, _loaded(cluster)) for cluster in clusters]
+    tasks.mark_bindings(affected_by_cluster_changes(changes))
+    for cluster in clusters:
+        setattr(cluster, SEEN, _loaded(cluster))
 
 
 def connect() -> None:
@@ -66,3 +79,4 @@ def connect() -> None:
     post_delete.connect(deleted, sender=Cluster, dispatch_uid="scheduling.deleted")
     signals.spec_changed.connect(spec_written, sender=Cluster, dispatch_uid="scheduling.spec")
     signals.ready_changed.connect(ready_written, sender=Cluster, dispatch_uid="scheduling.ready")
+    signals.clusters_joined.connect(joined, sender=Cluster, dispatch_uid="scheduling.joined")

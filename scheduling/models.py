@@ -19,6 +19,8 @@ from scheduling.karmada.names import (
     UNHEALTHY,
     UNKNOWN,
 )
+from scheduling.karmada.work_counts import FIELD_NAMES as COUNT_NAMES
+from scheduling.karmada.work_counts import WorkCounts, count_works
 
 __all__ = [
     "CLUSTER_OVERRIDE_POLICY",
@@ -161,6 +163,10 @@ class OverridePolicy(PolicyBase):
         ]
 
 
+COUNT_COLUMNS = tuple(f"summary_{name}" for name in COUNT_NAMES)
+COUNTED_FROM = {"clusters", "replicas", "aggregated_status"}
+
+
 class ResourceBinding(models.Model):
     """A ResourceBinding or ClusterResourceBinding: one template, its policy's placement, the schedule."""
 
@@ -206,6 +212,15 @@ class ResourceBinding(models.Model):
     scheduler_observed_generation = models.PositiveBigIntegerField(default=0)
     last_scheduled_time = models.DateTimeField(null=True, blank=True)
     aggregated_status = models.JSONField(default=list, blank=True)
+    # karmada-ui: the counts a workload row shows (karmada/work_counts.py), kept by save() and by every
+    # write of aggregatedStatus, so lists never decode spec.clusters or aggregatedStatus
+    summary_clusters = models.PositiveIntegerField(default=0)
+    summary_applied = models.PositiveIntegerField(default=0)
+    summary_healthy = models.PositiveIntegerField(default=0)
+    summary_unhealthy = models.PositiveIntegerField(default=0)
+    summary_failed = models.PositiveIntegerField(default=0)
+    summary_desired = models.PositiveBigIntegerField(default=0)
+    summary_ready = models.PositiveBigIntegerField(default=0)
     # the reschedule-policy extension: when this workload last shed replicas off a hot cluster
     last_load_move_at = models.DateTimeField(null=True, blank=True)
     # the work queue keyed by object: set when an event may change this binding, cleared by the task
@@ -220,6 +235,15 @@ class ResourceBinding(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.namespace + '/' if self.namespace else ''}{self.name}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        """Saves, keeping the stored counts in step with spec.clusters, spec.replicas and aggregatedStatus."""
+        update_fields = kwargs.get("update_fields")
+        if update_fields is None or COUNTED_FROM & set(update_fields):
+            changed = self.refresh_counts()
+            if update_fields is not None:
+                kwargs["update_fields"] = [*update_fields, *changed]
+        super().save(*args, **kwargs)
 
     @property
     def is_cluster_scoped(self) -> bool:
@@ -241,6 +265,20 @@ class ResourceBinding(models.Model):
     @property
     def anti_affinity_group(self) -> str:
         return str((self.workload_affinity_groups or {}).get("antiAffinityGroup") or "")
+
+    def refresh_counts(self) -> list[str]:
+        """Recount from spec and status; returns the count columns (all of them, for update_fields)."""
+        for name, value in (
+            count_works(self.clusters, self.replicas, self.aggregated_status).as_dict().items()
+        ):
+            if name in COUNT_NAMES:
+                setattr(self, f"summary_{name}", value)
+        return list(COUNT_COLUMNS)
+
+    @property
+    def counts(self) -> WorkCounts:
+        """The stored counts, as a workload row shows them."""
+        return WorkCounts(*(getattr(self, column) for column in COUNT_COLUMNS))
 
     def target_replicas(self) -> dict[str, int]:
         """spec.clusters as {cluster: replicas}."""

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.db.models.fields.json import KeyTransform
+
 from scheduling.karmada.suspension import dispatching_suspended, scheduling_suspended, suspended_on
 from scheduling.models import Event, ResourceBinding, ResourceTemplate, Work
 
@@ -32,21 +34,26 @@ class Placement:
         return (self.template.namespace, self.template.name, self.template.kind)
 
 
-def _placement(binding: ResourceBinding, work: Work | None, cluster_name: str) -> Placement:
-    targets = binding.target_replicas()
-    status: dict[str, Any] = (work.status or {}) if work else {}
-    ready = status.get("readyReplicas")
-    targeted = cluster_name in targets
-    desired = targets.get(cluster_name, 0) if binding.replicas else None
+def _placement(row: dict[str, Any], work: dict[str, Any] | None, cluster_name: str) -> Placement:
+    """One row from the columns below: `row` has the binding's and template's, `work` the Work's."""
+    targets = {entry["name"]: int(entry.get("replicas") or 0) for entry in row["binding__clusters"] or []}
+    ready = work["ready"] if work else None
+    in_sync = bool(work and work["applied"] and work["applied_hash"] == work["desired_hash"])
+    template = ResourceTemplate(
+        pk=row["binding__template__id"],
+        kind=row["binding__template__kind"],
+        namespace=row["binding__template__namespace"],
+        name=row["binding__template__name"],
+    )
     return Placement(
-        template=binding.template,
-        desired=desired,
-        ready=int(ready) if isinstance(ready, int | float) else None,
-        health=work.health if work else "Unknown",
-        applied=bool(work and work.in_sync),
-        targeted=targeted,
-        message=work.applied_message if work and not work.in_sync else "",
-        suspended=held_here(binding.suspension, cluster_name),
+        template=template,
+        desired=targets.get(cluster_name, 0) if row["binding__replicas"] else None,
+        ready=int(ready) if isinstance(ready, int | float) and not isinstance(ready, bool) else None,
+        health=work["health"] if work else "Unknown",
+        applied=in_sync,
+        targeted=cluster_name in targets,
+        message=work["applied_message"] if work and not in_sync else "",
+        suspended=held_here(row["binding__suspension"], cluster_name),
     )
 
 
@@ -60,25 +67,42 @@ def held_here(suspension: dict[str, Any] | None, cluster_name: str) -> str:
     return ", ".join(held)
 
 
+# What a placement row reads: never a manifest, a Work's whole status or a binding's aggregatedStatus.
+WORK_FIELDS = ("binding_id", "health", "applied", "applied_hash", "desired_hash", "applied_message")
+BINDING_FIELDS = (
+    "replicas",
+    "clusters",
+    "suspension",
+    "template__id",
+    "template__kind",
+    "template__namespace",
+    "template__name",
+)
+
+
 def list_placements(cluster_name: str) -> list[Placement]:
-    """Every workload whose binding targets the cluster or which still has a copy there, by name."""
+    """Every workload whose binding targets the cluster or which still has a copy there, by name.
+
+    Two queries, the cluster's Works (indexed by cluster) with their bindings, then the bindings that
+    target it without a Work yet, reading only the columns a row shows: the cost follows the workloads
+    on this cluster, not the size of the fleet."""
     works = {
-        w.binding_id: w
-        for w in Work.objects.filter(cluster_name=cluster_name).select_related("binding__template")
+        row["binding_id"]: row
+        for row in Work.objects.filter(cluster_name=cluster_name)
+        .annotate(ready=KeyTransform("readyReplicas", "status"))
+        .values(*WORK_FIELDS, "ready", *(f"binding__{name}" for name in BINDING_FIELDS))
     }
-    bindings = {w.binding_id: w.binding for w in works.values()}
+    placements = [_placement(row, row, cluster_name) for row in works.values()]
     # spec.clusters is a JSON list; a text match narrows it down portably, the exact check is below.
-    for binding in (
+    waiting = (
         ResourceBinding.objects.filter(clusters__icontains=f'"{cluster_name}"')
-        .exclude(pk__in=list(bindings))
-        .select_related("template")
-    ):
-        bindings[binding.pk] = binding
-    placements = [
-        _placement(binding, works.get(pk), cluster_name)
-        for pk, binding in bindings.items()
-        if pk in works or cluster_name in binding.target_replicas()
-    ]
+        .exclude(pk__in=list(works))
+        .values(*BINDING_FIELDS)
+    )
+    for binding in waiting:
+        row = {f"binding__{name}": value for name, value in binding.items()}
+        if any(entry.get("name") == cluster_name for entry in row["binding__clusters"] or []):
+            placements.append(_placement(row, None, cluster_name))
     return sorted(placements, key=lambda p: p.sort_name)
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
-from django.db.models import QuerySet
+from django.db.models import Prefetch, QuerySet
 
 from scheduling import events
 from scheduling.controllers import rollouts
@@ -20,7 +20,8 @@ from scheduling.karmada.suspension import (
     scheduling_suspended,
     suspended_on,
 )
-from scheduling.models import Event, PropagationPolicy, ResourceBinding, ResourceTemplate, Rollout
+from scheduling.karmada.work_counts import WorkCounts
+from scheduling.models import Event, PropagationPolicy, ResourceBinding, ResourceTemplate, Rollout, Work
 from scheduling.planner import InputError, Placement, plan_waves
 
 MATCH_WORDS = {3: "name", 2: "labelSelector", 1: "kind"}
@@ -40,6 +41,9 @@ class ClusterReplicas:
 
 @dataclass
 class WorkloadRow:
+    """A workload as lists show it: its template, binding and the binding's stored counts; ``clusters``
+    (one entry per target cluster) only where one workload is shown."""
+
     template: ResourceTemplate
     binding: ResourceBinding | None
     clusters: list[ClusterReplicas] = field(default_factory=list)
@@ -49,12 +53,16 @@ class WorkloadRow:
         return self.template.policy
 
     @property
+    def counts(self) -> WorkCounts:
+        return self.binding.counts if self.binding else WorkCounts()
+
+    @property
     def desired(self) -> int:
-        return sum(c.desired or 0 for c in self.clusters)
+        return self.counts.desired
 
     @property
     def ready(self) -> int:
-        return sum(c.ready or 0 for c in self.clusters)
+        return self.counts.ready
 
     @property
     def scheduled(self) -> dict[str, Any] | None:
@@ -85,7 +93,7 @@ class WorkloadRow:
             else {"kind": self.binding.kind, "name": self.binding.name},
             "replicas": self.binding.replicas if self.binding else 0,
             "scheduled": self.scheduled,
-            "clusters": [c.__dict__ for c in self.clusters],
+            "summary": self.counts.as_dict(),
             "schedulePriority": self.priority,
             "suspension": suspension_summary(self.binding, self.template.policy) if self.binding else None,
             "workloadAffinityGroups": self.binding.workload_affinity_groups if self.binding else None,
@@ -146,6 +154,9 @@ ROW_DEFERRED = (
     "binding__graceful_eviction_tasks",
     "binding__failover",
     "binding__required_by",
+    # a row reads the binding's stored counts: spec.clusters and aggregatedStatus hold one entry per cluster
+    "binding__clusters",
+    "binding__aggregated_status",
 )
 
 
@@ -159,10 +170,11 @@ def templates_with_bindings() -> QuerySet[ResourceTemplate]:
 
 
 def workload_rows(templates: QuerySet[ResourceTemplate] | list[ResourceTemplate]) -> list[WorkloadRow]:
+    """Rows with the stored counts only: a row never decodes its binding's per-cluster entries."""
     rows = []
     for template in templates:
         binding = getattr(template, "binding", None) if _has_binding(template) else None
-        rows.append(WorkloadRow(template, binding, cluster_replicas(binding) if binding else []))
+        rows.append(WorkloadRow(template, binding))
     return rows
 
 
@@ -252,7 +264,9 @@ def member_objects(binding: ResourceBinding) -> list[dict[str, Any]]:
 
 def workload_chain(template: ResourceTemplate) -> dict[str, Any]:
     """Everything the workload page shows, from the template down to the member objects."""
-    binding = ResourceBinding.objects.filter(template=template).prefetch_related("works").first()
+    # a Work's manifest is the template's with its overrides: the page shows the hashes, never the manifest
+    works = Prefetch("works", queryset=Work.objects.defer("manifest"))
+    binding = ResourceBinding.objects.filter(template=template).prefetch_related(works).first()
     strategy = None
     if binding is not None:
         try:

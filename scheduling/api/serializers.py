@@ -158,8 +158,22 @@ class ClusterReplicasSerializer(serializers.Serializer):
     message = serializers.CharField(allow_blank=True)
 
 
+class WorkCountsSerializer(serializers.Serializer):
+    """A workload's binding counted over its target clusters, from the counts stored on every write."""
+
+    clusters = serializers.IntegerField(help_text="target clusters (spec.clusters)")
+    applied = serializers.IntegerField(help_text="target clusters whose Work is applied")
+    healthy = serializers.IntegerField(help_text="target clusters reporting Healthy")
+    unhealthy = serializers.IntegerField(help_text="target clusters reporting Unhealthy")
+    unknown = serializers.IntegerField(help_text="target clusters reporting neither (or not yet)")
+    failed = serializers.IntegerField(help_text="target clusters whose apply failed with a reason")
+    desired = serializers.IntegerField(help_text="replicas wanted over the targets; 0 without replicas")
+    ready = serializers.IntegerField(help_text="ready replicas the targets report")
+
+
 class WorkloadSerializer(CamelCaseSerializer):
-    """One resource template (a WorkloadRow) with its policy and replicas per cluster."""
+    """One resource template (a WorkloadRow) with its policy and its binding's counts over its clusters;
+    the workload's own endpoint adds the per-cluster entries (``clusters``)."""
 
     id = serializers.IntegerField(source="template.pk")
     api_version = serializers.CharField(source="template.api_version")
@@ -177,7 +191,7 @@ class WorkloadSerializer(CamelCaseSerializer):
     binding = BindingRefSerializer(allow_null=True)
     replicas = serializers.SerializerMethodField()
     scheduled = serializers.JSONField(allow_null=True, help_text="the binding's Scheduled condition")
-    clusters = ClusterReplicasSerializer(many=True)
+    summary = serializers.SerializerMethodField()
     schedule_priority = serializers.IntegerField(
         source="priority", allow_null=True, help_text="spec.schedulePriority.priority; null when unset (0)"
     )
@@ -187,6 +201,10 @@ class WorkloadSerializer(CamelCaseSerializer):
     @extend_schema_field(serializers.IntegerField())
     def get_replicas(self, row: Any) -> int:
         return row.binding.replicas if row.binding else 0
+
+    @extend_schema_field(WorkCountsSerializer)
+    def get_summary(self, row: Any) -> dict[str, int]:
+        return dict(row.counts.as_dict())
 
     @extend_schema_field(SuspensionSerializer(allow_null=True))
     def get_suspension(self, row: Any) -> dict[str, Any] | None:
@@ -238,6 +256,7 @@ class EventSerializer(serializers.Serializer):
 class WorkloadChainSerializer(WorkloadSerializer):
     """The chain of one workload: its row, why its policy holds it, the binding, works and events."""
 
+    clusters = ClusterReplicasSerializer(many=True, help_text="per target cluster: replicas, health, applied")
     why = serializers.JSONField(allow_null=True, help_text="priority, the selector that matched, rivals")
     strategy = serializers.CharField(allow_null=True, help_text="Duplicated, StaticWeight, DynamicWeight…")
     binding_document = serializers.SerializerMethodField()

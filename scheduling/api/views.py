@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Prefetch, QuerySet
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -96,7 +96,8 @@ class ExportView(APIView):
     parameters=[OpenApiParameter("q", str, description="filter by name, kind=, namespace=, policy=")]
 )
 class WorkloadListView(generics.ListAPIView):
-    """Every resource template with its policy and replicas per cluster (desired / ready)."""
+    """Every resource template with its policy and its binding's counts (clusters applied and healthy,
+    replicas desired and ready); the per-cluster entries are on the workload's own endpoint."""
 
     serializer_class = WorkloadSerializer
 
@@ -248,20 +249,26 @@ class QuotaDetailView(APIView):
         raise Http404("No FederatedResourceQuota matches the given query.")
 
 
+# the claimed workloads as the policy's `workloads` names them: never their manifests
+CLAIMED = Prefetch(
+    "templates", queryset=ResourceTemplate.objects.only("pk", "kind", "namespace", "name", "policy_id")
+)
+
+
 class PolicyListView(generics.ListAPIView):
     """Propagation policies with the workloads each claims."""
 
     serializer_class = PolicySerializer
 
     def get_queryset(self) -> QuerySet[PropagationPolicy]:
-        return PropagationPolicy.objects.prefetch_related("templates").order_by("kind", "namespace", "name")
+        return PropagationPolicy.objects.prefetch_related(CLAIMED).order_by("kind", "namespace", "name")
 
 
 class PolicyDetailView(generics.RetrieveAPIView):
     """One propagation policy as Karmada YAML (as JSON) with the workloads it claims."""
 
     serializer_class = PolicySerializer
-    queryset = PropagationPolicy.objects.prefetch_related("templates")
+    queryset = PropagationPolicy.objects.prefetch_related(CLAIMED)
 
 
 class PolicyRebalanceView(APIView):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
@@ -25,47 +26,38 @@ def index_placement(binding: ResourceBinding) -> None:
     )
 
 
-def selecting(keys: Iterable[str]) -> set[int]:
-    """Bindings whose placement selects on any of these keys."""
-    keys = set(keys)
-    if not keys:
+def targeting_any(clusters: Iterable[str]) -> set[int]:
+    """Bindings that hold (or are removing) a Work in one of these clusters."""
+    names = sorted(set(clusters))
+    if not names:
         return set()
-    return set(PlacementKey.objects.filter(key__in=keys).values_list("binding_id", flat=True).distinct())
+    works = Work.objects.filter(cluster_name__in=names)
+    return set(works.values_list("binding_id", flat=True).distinct())
 
 
-def targeting(cluster: str) -> set[int]:
-    """Bindings that hold (or are removing) a Work in this cluster."""
-    return set(Work.objects.filter(cluster_name=cluster).values_list("binding_id", flat=True).distinct())
+def override_keys() -> set[str]:
+    """The keys some OverridePolicy picks its target clusters by (a few rows)."""
+    keys: set[str] = set()
+    for spec in OverridePolicy.objects.values_list("spec", flat=True):
+        keys |= selection.override_label_keys(spec)
+    return keys
 
 
-def overrides_select_on(keys: set[str]) -> bool:
-    """Whether some OverridePolicy picks its target clusters by one of these keys (a few rows)."""
-    if not keys:
-        return False
-    return any(
-        selection.override_label_keys(spec) & keys
-        for spec in OverridePolicy.objects.values_list("spec", flat=True)
-    )
+State = Mapping[str, Any] | None
+Change = tuple[str, State, State]
 
 
-def affected_by_cluster_change(
-    name: str, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None
-) -> set[int]:
-    """The bindings a change to one cluster can affect.
-
-    `old`/`new` hold the cluster's labels, taints, provider, region and zone (None: it did not exist /
-    no longer exists).  Joining, leaving, taints and readiness change whether the cluster can take
-    workloads at all, so every binding that could select it counts; a label or field change counts only
-    for the placements (and the overrides of the bindings there) that select on what changed.
-    """
+def _touched_keys(old: State, new: State) -> set[str] | None:
+    """The index keys a change touches; None when it changes whether the cluster can take workloads at
+    all (joined, removed, taints, readiness): then every placement is tested (a NotIn or DoesNotExist
+    term selects clusters without the key), and the bindings holding a Work there count too."""
     if (
         old is None
         or new is None
         or old.get("taints") != new.get("taints")
         or old.get("ready") != new.get("ready")
     ):
-        labels = set((old or {}).get("labels") or {}) | set((new or {}).get("labels") or {})
-        return selecting(selection.every_key_of(name, labels)) | targeting(name)
+        return None
     keys = {
         selection.label_key(k)
         for k in selection.changed_label_keys(old.get("labels") or {}, new.get("labels") or {})
@@ -73,10 +65,67 @@ def affected_by_cluster_change(
     keys |= {selection.field_key(f) for f in selection.CLUSTER_FIELDS if old.get(f) != new.get(f)}
     if old.get("zones") != new.get("zones"):
         keys.add(selection.field_key("zone"))
-    found = selecting(keys)
-    if overrides_select_on(keys):
-        found |= targeting(name)
-    return found
+    return keys
+
+
+def _placements(keys: set[str] | None) -> list[tuple[selection.ClusterAffinity, set[str], list[int]]]:
+    """The bindings selecting on any of these keys (None: every binding), one entry per distinct
+    placement and observed affinity: (the affinity a cluster event is tested with, the placement's
+    keys, the binding ids)."""
+    bindings = ResourceBinding.objects.all()
+    if keys is not None:
+        if not keys:
+            return []
+        bindings = bindings.filter(pk__in=PlacementKey.objects.filter(key__in=keys).values("binding_id"))
+    rows = bindings.values_list(
+        "pk", "placement", "generation", "scheduler_observed_generation", "scheduler_observed_affinity_name"
+    )
+    groups: dict[tuple[str, str | None], tuple[selection.ClusterAffinity, set[str], list[int]]] = {}
+    for pk, placement, generation, observed_generation, observed_name in rows.iterator(chunk_size=2000):
+        observed = observed_name if observed_generation == generation else None
+        group = (json.dumps(placement or {}, sort_keys=True), observed)
+        if group not in groups:
+            affinity = selection.deciding_affinity(placement or {}, observed)
+            groups[group] = (affinity, selection.placement_keys(placement or {}), [])
+        groups[group][2].append(pk)
+    return list(groups.values())
+
+
+def affected_by_cluster_changes(changes: Iterable[Change]) -> set[int]:
+    """The bindings some of these cluster changes can affect, found with one read of the placements.
+
+    Each change is (name, old, new); `old`/`new` hold the cluster's labels, taints, provider, region,
+    zones and readiness (None: it did not exist / no longer exists). As Karmada's scheduler enqueues
+    the bindings affected by a cluster event, a binding counts when its placement selects on what
+    changed (any placement for joining, leaving, taints and readiness) and its affinity — the observed
+    clusterAffinities term, or any cluster while that is not observed yet — matches the cluster's old
+    or new state, or it has no affinity. The bindings holding a Work there count too when the cluster
+    joined, left, changed taints or readiness, or changed a key an OverridePolicy picks clusters by.
+    """
+    touched = [(name, old, new, _touched_keys(old, new)) for name, old, new in changes]
+    if not touched:
+        return set()
+    narrowed = [keys for *_, keys in touched if keys is not None]
+    if len(narrowed) < len(touched):
+        placements = _placements(None)
+    else:
+        placements = _placements(set().union(*narrowed))
+    overridden = override_keys() if narrowed else set()
+    found: set[int] = set()
+    targets: set[str] = set()
+    for name, old, new, keys in touched:
+        states = [selection.cluster_state(name, state) for state in (old, new) if state is not None]
+        for affinity, placement_keys, ids in placements:
+            if (keys is None or placement_keys & keys) and selection.selects(affinity, states):
+                found.update(ids)
+        if keys is None or overridden & keys:
+            targets.add(name)
+    return found | targeting_any(targets)
+
+
+def affected_by_cluster_change(name: str, old: State, new: State) -> set[int]:
+    """The bindings a change to one cluster can affect (affected_by_cluster_changes for one)."""
+    return affected_by_cluster_changes([(name, old, new)])
 
 
 def mark(binding_ids: Iterable[int], now: datetime | None = None) -> list[int]:

@@ -23,6 +23,7 @@ from scheduling.karmada.overrides import OverrideError, OverrideSource
 from scheduling.karmada.status import MemberStatus
 from scheduling.karmada.status import aggregate_status as aggregate_template_status
 from scheduling.models import (
+    COUNT_COLUMNS,
     HEALTHY,
     UNHEALTHY,
     OverridePolicy,
@@ -178,10 +179,17 @@ def sync_bindings(binding_ids: list[int]) -> dict[int, list[int]]:
     result: dict[int, list[int]] = {}
     changed: list[int] = []
     for binding in bindings:
-        if binding.template.deleting_since is not None or binding.propagate_deps:
-            changed.append(binding.pk)  # retiring, or writing other bindings: always under the lock
+        works = {w.cluster_name: w for w in binding.works.all()}
+        # retiring, writing other bindings, or scheduled without Works yet (a new workload: Works to
+        # create): planned once, under the lock
+        if (
+            binding.template.deleting_since is not None
+            or binding.propagate_deps
+            or (binding.clusters and not works)
+        ):
+            changed.append(binding.pk)
             continue
-        plan = plan_works(binding, {w.cluster_name: w for w in binding.works.all()}, inputs)
+        plan = plan_works(binding, works, inputs)
         if plan is None:
             result[binding.pk] = []
         elif plan.settled and rollouts.due_start(binding, plan.works) is None:
@@ -351,13 +359,26 @@ def aggregate_status(binding: ResourceBinding, now: datetime | None = None) -> N
         members.append(MemberStatus(work.cluster_name, work.status if work.status_at else None))
     before = binding.condition(FULLY_APPLIED)
     set_condition(binding, FULLY_APPLIED, *_fully_applied(binding.clusters, entries), now or timezone.now())
+    stored = binding.counts
     if entries != binding.aggregated_status or binding.condition(FULLY_APPLIED) != before:
+        binding.aggregated_status = entries
+        binding.refresh_counts()
         # updated_at is the resourceVersion the Kubernetes API's watches follow
         ResourceBinding.objects.filter(pk=binding.pk).update(
-            aggregated_status=entries, conditions=binding.conditions, updated_at=timezone.now()
+            aggregated_status=entries,
+            conditions=binding.conditions,
+            updated_at=timezone.now(),
+            **_count_columns(binding),
         )
-        binding.aggregated_status = entries
+    else:
+        binding.refresh_counts()
+        if binding.counts != stored:  # the status is unchanged, the stored counts were not in step
+            ResourceBinding.objects.filter(pk=binding.pk).update(**_count_columns(binding))
     _aggregate_template_status(binding.template, members, now or timezone.now())
+
+
+def _count_columns(binding: ResourceBinding) -> dict[str, int]:
+    return {column: getattr(binding, column) for column in COUNT_COLUMNS}
 
 
 def _aggregate_template_status(

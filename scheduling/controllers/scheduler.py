@@ -178,7 +178,9 @@ def _schedule(
         trigger = binding_trigger(binding, {s.name for s in snapshots if s.deleting})
         if trigger is None:
             return None, False
-        if trigger == EVERY_RECONCILE:
+        # A binding never scheduled has no Scheduled condition, so no plan can leave it unchanged: the
+        # unlocked plan would only be made again under the lock (a new workload's path).
+        if trigger == EVERY_RECONCILE and binding.condition("Scheduled") is not None:
             started = time.monotonic()
             try:
                 result = plan(

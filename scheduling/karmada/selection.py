@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from scheduling.planner import ClusterSnapshot, InputError, Placement
+from scheduling.planner.selectors import ClusterAffinity
+
 # A placement that names no label, field or cluster selects every cluster: any cluster event concerns it.
 ANY = "any"
 CLUSTER_FIELDS = ("provider", "region", "zone")
@@ -86,8 +89,40 @@ def changed_label_keys(old: Mapping[str, str], new: Mapping[str, str]) -> set[st
     return {key for key in set(old) | set(new) if old.get(key) != new.get(key)}
 
 
-def every_key_of(name: str, labels: Iterable[str]) -> set[str]:
-    """The keys under which any placement could select this cluster: for events that change whether a
-    cluster can take workloads at all (joined, removed, taints, readiness)."""
-    keys = {ANY, name_key(name)} | {label_key(key) for key in labels}
-    return keys | {field_key(field) for field in CLUSTER_FIELDS}
+def cluster_state(name: str, state: Mapping[str, Any]) -> ClusterSnapshot:
+    """What an affinity matches on, from a cluster event's state (labels, provider, region, zones)."""
+    return ClusterSnapshot(
+        name=name,
+        labels={str(k): str(v) for k, v in (state.get("labels") or {}).items()},
+        provider=str(state.get("provider") or ""),
+        region=str(state.get("region") or ""),
+        zones=tuple(str(zone) for zone in state.get("zones") or ()),
+    )
+
+
+# Matches every cluster: what a placement without affinity, or one not yet observed, is tested with.
+EVERY_CLUSTER = ClusterAffinity()
+
+
+def deciding_affinity(placement: Mapping[str, Any], observed: str | None) -> ClusterAffinity:
+    """The affinity a cluster event is tested against, as Karmada's scheduler enqueues affected bindings.
+
+    The clusterAffinity, or the clusterAffinities term the scheduler observed (``observed`` is its name;
+    an unknown name means the first term). EVERY_CLUSTER when the placement names no affinity, when its
+    clusterAffinities are not observed for this generation yet (``observed`` None), or when it does not
+    parse (the pass reports why).
+    """
+    try:
+        parsed = Placement.from_dict(placement or {})
+    except (InputError, TypeError, ValueError, AttributeError):
+        return EVERY_CLUSTER
+    if parsed.cluster_affinities is not None:
+        if observed is None or not parsed.cluster_affinities:
+            return EVERY_CLUSTER
+        return (parsed.term(observed) or parsed.cluster_affinities[0]).affinity
+    return parsed.cluster_affinity or EVERY_CLUSTER
+
+
+def selects(affinity: ClusterAffinity, states: Iterable[ClusterSnapshot]) -> bool:
+    """Whether the affinity matches one of a cluster's states (its old and new one)."""
+    return any(affinity.matches(state) for state in states)

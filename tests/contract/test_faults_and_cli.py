@@ -433,3 +433,20 @@ def test_ctl_without_kubeconfig_and_no_demo_running_is_one_clear_line(tmp_path):
     result = run_cli("ctl", "beijing", "down", cwd=tmp_path)
     assert result.returncode == 1 and len(result.stderr.strip().splitlines()) == 1
     assert "no --kubeconfig given" in result.stderr and "var/demo/kubeconfig" in result.stderr
+
+
+def test_one_port_takes_a_burst_of_new_connections_before_it_accepts_them():
+    """A fleet on one port gets many connections at once (workers, watcher, health); the kernel must
+    queue them while the accept loop is busy, not drop them (each drop is a 1 s SYN retransmit)."""
+    from membersim.server import MemberServer
+
+    server = MemberServer(("127.0.0.1", 0), None, None, None)  # listening, never accepting
+    opened = []
+    try:
+        for _ in range(64):
+            opened.append(socket.create_connection(server.server_address[:2], timeout=0.3))
+    finally:
+        for sock in opened:
+            sock.close()
+        server.server_close()
+    assert len(opened) == 64

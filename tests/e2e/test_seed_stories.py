@@ -74,7 +74,9 @@ def test_nginx_applied_through_the_api_runs_in_both_named_clusters_with_karmadas
     assert pods is not None
     fleet.collect()
     converge()
-    detail = api_as(operator).get("/api/v1/workloads/").json()["results"][0]
+    listed = api_as(operator).get("/api/v1/workloads/").json()["results"][0]
+    assert listed["summary"]["healthy"] == 2 and listed["summary"]["ready"] == 4
+    detail = api_as(operator).get(f"/api/v1/workloads/{listed['id']}/").json()
     assert {c["cluster"]: (c["ready"], c["health"]) for c in detail["clusters"]} == {
         "beijing": (2, "Healthy"),
         "shanghai": (2, "Healthy"),

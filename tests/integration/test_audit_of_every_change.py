@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from clusters import services as clusters
+from clusters.joining import JoinRequest
 from clusters.k8s import ClusterConnection
 from clusters.models import Cluster, LabelConvention
 from core.models import AuditEntry, AuditEntryImmutable
@@ -114,9 +115,11 @@ def test_every_service_verb_leaves_one_audit_entry_with_its_diff(sim, operator, 
         "beijing",
     )
     assert AuditEntry.objects.get(action="Updated").changes == {"labels.tier": {"after": "gold"}}
-    shanghai, _, _ = walk.step(
-        "join another",
-        lambda: clusters.join("shanghai", connection_to(sim, "shanghai"), user=admin_user),
+    [(shanghai, _)] = walk.step(
+        "join many",
+        lambda: clusters.join_many(
+            [JoinRequest("shanghai", connection_to(sim, "shanghai"))], user=admin_user
+        ),
         "Joined",
         "Cluster",
         "shanghai",
@@ -413,6 +416,7 @@ def test_every_service_verb_leaves_one_audit_entry_with_its_diff(sim, operator, 
 WALKED = {
     "clusters": {
         "join",
+        "join_many",
         "unjoin",
         "set_labels",
         "patch_labels",

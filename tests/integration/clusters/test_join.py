@@ -167,3 +167,64 @@ def test_join_over_tls_verifies_the_server_with_the_kubeconfigs_ca(simulate, mem
     cluster = Cluster.objects.get()
     assert cluster.connection().ca_data == sim.ca_pem().encode()
     assert cluster.nodes_total == 2
+
+
+def test_all_contexts_join_every_cluster_in_one_transaction_and_announce_them_once(
+    simulate, member_kubeconfig, capsys
+):
+    from clusters import signals
+
+    sim = simulate(*(ClusterSpec(name=name, nodes=2) for name in ("east-1", "east-2", "west-1")))
+    announced = []
+
+    def receiver(sender, clusters, **_):
+        announced.append(sorted(cluster.name for cluster in clusters))
+
+    signals.clusters_joined.connect(receiver, sender=Cluster, dispatch_uid="test.joined")
+    try:
+        call_command("join", kubeconfig=str(member_kubeconfig(sim)), all_contexts=True, label=["fleet=east"])
+    finally:
+        signals.clusters_joined.disconnect(dispatch_uid="test.joined", sender=Cluster)
+    assert announced == [["east-1", "east-2", "west-1"]]
+    clusters = {c.name: c for c in Cluster.objects.all()}
+    assert set(clusters) == {"east-1", "east-2", "west-1"}
+    assert all(
+        c.labels == {"fleet": "east"} and c.ready == "True" and c.nodes_total == 2 for c in clusters.values()
+    )
+    assert clusters["west-1"].connection().token == sim.token("west-1")
+    assert ClusterEvent.objects.filter(reason="Joined").count() == 3
+    assert "Joined 3 clusters." in capsys.readouterr().out
+
+
+def test_all_contexts_save_nothing_when_one_cluster_does_not_answer_or_is_joined(simulate, member_kubeconfig):
+    sim = simulate(ClusterSpec(name="east-1"), ClusterSpec(name="east-2"))
+    path = member_kubeconfig(sim)
+    join(path, name="east-2", context="east-2")
+    with pytest.raises(CommandError, match="Already joined: east-2"):
+        call_command("join", kubeconfig=str(path), all_contexts=True)
+    Cluster.objects.all().delete()
+    sim.stop()
+    with pytest.raises(CommandError, match=r"east-1: Cannot connect .*; east-2: Cannot connect"):
+        call_command("join", kubeconfig=str(path), all_contexts=True)
+    assert not Cluster.objects.exists()
+
+
+def test_all_contexts_refuses_a_name_or_a_context(beijing, member_kubeconfig):
+    path = str(member_kubeconfig(beijing))
+    with pytest.raises(CommandError, match="give no NAME"):
+        call_command("join", "beijing", kubeconfig=path, all_contexts=True)
+    with pytest.raises(CommandError, match="give the cluster's NAME, or --all-contexts"):
+        call_command("join", kubeconfig=path)
+    with pytest.raises(CommandError, match="no context"):
+        call_command("join", kubeconfig=str(_empty_kubeconfig(path)), all_contexts=True)
+    assert not Cluster.objects.exists()
+
+
+def _empty_kubeconfig(path):
+    from pathlib import Path
+
+    empty = Path(path).with_name("empty")
+    config = yaml.safe_load(Path(path).read_text())
+    config["contexts"] = []
+    empty.write_text(yaml.safe_dump(config))
+    return empty

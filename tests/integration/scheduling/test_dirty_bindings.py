@@ -79,12 +79,12 @@ def test_a_label_change_marks_only_the_bindings_selecting_on_that_label_and_they
     assert env.aggregated_status and {e["clusterName"] for e in env.aggregated_status} == {"cluster-02"}
 
 
-def test_a_taint_marks_every_binding_that_could_hold_the_cluster(members):
+def test_a_taint_marks_the_bindings_whose_affinity_selects_the_cluster(members):
     bindings = apply_all()
     with transaction.atomic():
         cluster_services.add_taint(members["cluster-03"], "maintenance", "", "NoSchedule")
-        # by-env selects on env, which cluster-03 carries; by-name never names it
-        assert dirty(bindings) == {"by-env", "by-tier"}
+        # by-tier selects cluster-03 (no tier label); by-env wants env=prod, by-name never names it
+        assert dirty(bindings) == {"by-tier"}
     assert dirty(bindings) == set()
     # Karmada's TaintToleration filter keeps a cluster the binding already holds: nothing moves
     by_tier = ResourceBinding.objects.get(pk=bindings["by-tier"].pk)
@@ -123,3 +123,80 @@ def test_a_batch_pass_takes_only_the_marks_still_set_and_schedules_what_moved(me
     cluster_services.patch_labels(members["cluster-02"], {"env": "dev"})  # marks by-env, its batch runs
     assert dirty(bindings) == set()
     assert set(ResourceBinding.objects.get(pk=env.pk).target_replicas()) == {"cluster-01"}
+
+
+def affected(bindings: dict[str, ResourceBinding], name: str, old, new) -> set[str]:
+    ids = marking.affected_by_cluster_change(name, old, new)
+    return {n for n, binding in bindings.items() if binding.pk in ids}
+
+
+def state(labels: dict[str, str], **fields) -> dict:
+    return {
+        "labels": labels,
+        "taints": [],
+        "ready": "True",
+        "provider": "",
+        "region": "",
+        "zones": [],
+        **fields,
+    }
+
+
+def test_a_joined_cluster_marks_only_the_bindings_whose_placement_selects_it(members):
+    bindings = apply_all()
+    # tier=web: by-tier (DoesNotExist) does not select it, env=dev not by-env, its name not by-name
+    assert affected(bindings, "cluster-09", None, state({"env": "dev", "tier": "web"})) == set()
+    assert affected(bindings, "cluster-09", None, state({"env": "prod", "tier": "web"})) == {"by-env"}
+    assert affected(bindings, "cluster-09", None, state({})) == {"by-tier"}  # DoesNotExist selects it
+    # leaving: what its affinity selects, and what holds a Work there (by-tier placed on cluster-03)
+    assert affected(bindings, "cluster-03", state({"env": "staging", "tier": "web"}), None) == {"by-tier"}
+
+
+def test_a_label_change_marks_a_selector_it_enters_or_leaves_but_not_one_it_stays_out_of(members):
+    bindings = apply_all()
+    outside = {"env": "dev", "tier": "web"}
+    assert affected(bindings, "cluster-09", state(outside), state({**outside, "env": "prod"})) == {"by-env"}
+    assert affected(bindings, "cluster-09", state({**outside, "env": "prod"}), state(outside)) == {"by-env"}
+    assert affected(bindings, "cluster-09", state(outside), state({**outside, "env": "qa"})) == set()
+    assert affected(bindings, "cluster-09", state(outside), state({"env": "dev"})) == {"by-tier"}
+
+
+def test_readiness_and_taints_mark_only_what_selects_the_cluster(members):
+    bindings = apply_all()
+    prod = state({"env": "prod", "tier": "web"})
+    assert affected(bindings, "cluster-09", prod, {**prod, "ready": "False"}) == {"by-env"}
+    tainted = {**prod, "taints": [{"key": "maintenance", "effect": "NoSchedule"}]}
+    assert affected(bindings, "cluster-09", prod, tainted) == {"by-env"}
+    dev = state({"env": "dev", "tier": "web"})
+    assert affected(bindings, "cluster-09", dev, {**dev, "ready": "False"}) == set()
+
+
+def test_cluster_affinities_use_the_observed_term_and_any_cluster_until_it_is_observed(members):
+    bindings = apply_all()
+    binding = ResourceBinding.objects.get(pk=bindings["by-name"].pk)
+    binding.placement = {
+        "clusterAffinities": [
+            {"affinityName": "primary", "clusterNames": ["cluster-01"]},
+            {"affinityName": "backup", "labelSelector": {"matchLabels": {"env": "dr"}}},
+        ]
+    }
+    binding.scheduler_observed_generation = binding.generation
+    binding.scheduler_observed_affinity_name = "backup"
+    binding.save()
+    marking.index_placement(binding)
+    bindings["by-name"] = binding
+    dr, dev = state({"env": "dr", "tier": "web"}), state({"env": "dev", "tier": "web"})
+    assert affected(bindings, "cluster-09", None, dr) == {"by-name"}
+    assert affected(bindings, "cluster-09", None, dev) == set()
+    ResourceBinding.objects.filter(pk=binding.pk).update(generation=binding.generation + 1)
+    assert affected(bindings, "cluster-09", None, dev) == {"by-name"}  # not observed yet: enqueue
+
+
+def test_a_bulk_join_marks_once_what_the_joined_clusters_concern(members):
+    bindings = apply_all()
+    changes = [
+        ("cluster-08", None, state({"env": "dev", "tier": "web"})),
+        ("cluster-09", None, state({"env": "prod", "tier": "web"})),
+    ]
+    ids = marking.affected_by_cluster_changes(changes)
+    assert {n for n, b in bindings.items() if b.pk in ids} == {"by-env"}

@@ -31,15 +31,17 @@ def propagated(members):
     return ResourceTemplate.objects.get(name="shop")
 
 
-def test_the_workload_list_shows_ready_and_desired_replicas_per_cluster(
+def test_the_workload_list_shows_ready_and_desired_replicas_and_its_clusters_by_health(
     client, viewer, propagated, django_assert_max_num_queries
 ):
     client.force_login(viewer)
     with django_assert_max_num_queries(15):
         page = client.get(reverse("scheduling:workloads")).content.decode()
     assert "shop" in page and "nginx" in page
-    assert "cluster-01 7/7" in page and "cluster-02 3/3" in page
+    assert "2 clusters" in page and "2 healthy" in page and "unhealthy" not in page
     assert "10 / 10" in page
+    detail = client.get(reverse("scheduling:workload", args=[propagated.pk])).content.decode()
+    assert "cluster-01" in detail and "cluster-02" in detail
     fragment = client.get(
         reverse("scheduling:workloads") + "?q=kind=Deployment+sho",
         HTTP_HX_REQUEST="true",
@@ -103,8 +105,20 @@ def test_the_api_lists_workloads_and_returns_the_chain(api_as, viewer, operator,
     client = api_as(viewer)
     rows = client.get("/api/v1/workloads/").json()["results"]
     shop = next(r for r in rows if r["name"] == "shop")
-    assert {c["cluster"]: c["desired"] for c in shop["clusters"]} == {"cluster-01": 7, "cluster-02": 3}
+    assert "clusters" not in shop  # per cluster on the workload's own endpoint
+    assert shop["summary"] == {
+        "clusters": 2,
+        "applied": 2,
+        "healthy": 2,
+        "unhealthy": 0,
+        "unknown": 0,
+        "failed": 0,
+        "desired": 10,
+        "ready": 10,
+    }
     detail = client.get(f"/api/v1/workloads/{shop['id']}/").json()
+    assert {c["cluster"]: c["desired"] for c in detail["clusters"]} == {"cluster-01": 7, "cluster-02": 3}
+    assert detail["summary"] == shop["summary"]
     assert detail["why"]["matched_by"] == "name"
     assert detail["bindingDocument"]["spec"]["clusters"] == [
         {"name": "cluster-01", "replicas": 7},

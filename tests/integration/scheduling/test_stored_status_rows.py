@@ -1,4 +1,4 @@
-"""Workload rows come from the status stored on each binding: a list never loads the Works."""
+"""Workload rows come from the counts stored on each binding: a list never loads the Works."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from scheduling import summaries
+from scheduling.karmada.work_counts import WorkCounts
 from scheduling.models import ResourceBinding
 from scheduling.services import apply_yaml
 from tests.support.members import converge
@@ -37,6 +38,11 @@ def rows_and_queries():
     return rows, len(captured.captured_queries)
 
 
+def cluster_replicas(row):
+    """The per-cluster entries the workload's own page shows (the row's binding loaded in full)."""
+    return summaries.cluster_replicas(ResourceBinding.objects.get(pk=row.binding.pk))
+
+
 def test_rows_read_a_constant_number_of_queries_and_match_the_members(members):
     apply_yaml("---\n".join([POLICY, DEPLOYMENT.format(i=0)]))
     converge()
@@ -47,7 +53,8 @@ def test_rows_read_a_constant_number_of_queries_and_match_the_members(members):
     six, queries_for_six = rows_and_queries()
     assert len(six) == 6 and queries_for_six == queries_for_one
     for row in six:
-        assert [(c.cluster, c.desired, c.ready, c.health, c.applied) for c in row.clusters] == [
+        assert row.counts == WorkCounts(clusters=3, applied=3, healthy=3, desired=6, ready=6)
+        assert [(c.cluster, c.desired, c.ready, c.health, c.applied) for c in cluster_replicas(row)] == [
             (name, 2, 2, "Healthy", True) for name in ("cluster-01", "cluster-02", "cluster-03")
         ]
     binding = ResourceBinding.objects.get(name="web-0-deployment")
