@@ -35,6 +35,9 @@ BACKOFF_FIRST, BACKOFF_MAX = 0.5, 30.0
 # An event of a copy whose Work is still being applied is held until the apply is recorded, looked at
 # again this often, and for at most this long (after that the next event or listing brings its status).
 HELD_CHECK, HELD_FOR = 0.05, 60.0
+# Events come in bursts (an apply touches a copy in every cluster): what arrives this soon after the
+# first goes in the same batch, one round of queries for all of them.
+BATCH_WINDOW = 0.02
 
 
 @dataclass(frozen=True)
@@ -228,9 +231,10 @@ class Watcher:
             batch.append(self.seen.get(timeout=min(timeout, HELD_CHECK) if self.held else timeout))
         except queue.Empty:
             pass
+        closes = time.monotonic() + BATCH_WINDOW
         while batch and len(batch) < limit:
             try:
-                batch.append(self.seen.get_nowait())
+                batch.append(self.seen.get(timeout=max(0.0, closes - time.monotonic())))
             except queue.Empty:
                 break
         if not batch and not self.held:
@@ -245,8 +249,7 @@ class Watcher:
                 )
             else:
                 events[item.cluster] += item.events
-        for cluster, items in events.items():
-            self._merge(observed, member_state.observe_events(cluster, items))
+        self._merge(observed, member_state.observe_cluster_events(events))
         self._merge(observed, self._observe_held(observed))
         tasks.enqueue_works(sorted(set(observed.repair)))
         propagation.aggregate_bindings(observed.changed)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -66,28 +66,39 @@ def observe_listing(
 def observe_events(
     cluster: str, events: Iterable[tuple[str, dict[str, Any]]], now: datetime | None = None
 ) -> Observed:
-    """Watch events (type, object) of one cluster, the last per object counting. A Work with an apply on
-    its way (not in sync) is left to that apply: its copy is about to change anyway; its event is
-    returned in `waiting`, for `observe_applied` once the apply is recorded."""
+    """Watch events (type, object) of one cluster: `observe_cluster_events` for that cluster alone."""
+    return observe_cluster_events({cluster: events}, now)
+
+
+def observe_cluster_events(
+    events: Mapping[str, Iterable[tuple[str, dict[str, Any]]]], now: datetime | None = None
+) -> Observed:
+    """Watch events (type, object) by cluster, the last per object counting, their Works read in one
+    query. A Work with an apply on its way (not in sync) is left to that apply: its copy is about to
+    change anyway; its event is returned in `waiting`, for `observe_applied` once the apply is recorded."""
     now = now or timezone.now()
-    latest: dict[str, tuple[str, dict[str, Any]]] = {}
-    for kind, obj in events:
-        labels = (obj.get("metadata") or {}).get("labels") or {}
-        try:
-            work_id = uuid.UUID(str(labels.get(names.WORK_PERMANENT_ID)))
-        except ValueError:
-            continue  # not one of ours, or its label was edited: the next listing judges it
-        latest[str(work_id)] = (kind, obj)
+    latest: dict[str, tuple[str, str, dict[str, Any]]] = {}
+    for cluster, items in events.items():
+        for kind, obj in items:
+            labels = (obj.get("metadata") or {}).get("labels") or {}
+            try:
+                work_id = uuid.UUID(str(labels.get(names.WORK_PERMANENT_ID)))
+            except ValueError:
+                continue  # not one of ours, or its label was edited: the next listing judges it
+            latest[str(work_id)] = (cluster, kind, obj)
     observed = Observed()
     if not latest:
         return observed
-    works = watched_works(cluster).filter(permanent_id__in=list(latest))
+    works = Work.objects.filter(deleting=False, suspended=False, permanent_id__in=list(latest))
     for work in works.order_by("pk"):
-        kind, obj = latest[str(work.permanent_id)]
+        key = str(work.permanent_id)
+        cluster, kind, obj = latest[key]
+        if work.cluster_name != cluster:
+            continue  # a copy carrying another cluster's Work id: not this Work's copy
         if not work.in_sync:
-            observed.waiting[str(work.permanent_id)] = (kind, obj)
+            observed.waiting[key] = (kind, obj)
             continue
-        observed.judged.add(str(work.permanent_id))
+        observed.judged.add(key)
         observed.add(work, observe_copy(work, None if kind == "DELETED" else obj, now))
     return observed
 
