@@ -1,9 +1,9 @@
 """Benchmark: health collection of 1,000 simulated clusters by two workers, against the 10 s probe interval.
 
 Membersim serves the clusters from its own process (one port, a path per cluster), as real API servers
-would be. Each health worker is one process running collections on a pool of threads (what
-`celery worker -Q health -P threads -c N` does with the per-cluster tasks), with its share of the
-clusters, as the tasks spread over the workers. Prints, as ratios to the
+would be. Each health worker is one process running batches of collections on a pool of threads (what
+`celery worker -Q health -P threads -c N` does with the tasks collect_all sends, COLLECT_BATCH
+clusters each), with its share of the clusters, as the tasks spread over the workers. Prints, as ratios to the
 targets: a full cycle against the interval, a cycle with clusters hanging (down), and, with cycles
 started every interval as beat starts them, the time from a cluster ceasing to answer until it is
 NotReady (p99 against 15 s). DATABASE_URL may name a PostgreSQL database (emptied first); by default a
@@ -75,27 +75,35 @@ def control(kubeconfig: Path, name: str, action: str) -> None:
             raise SystemExit(f"membersim ctl {name} {action} failed")
 
 
+def batches(ids: list[int]) -> list[list[int]]:
+    """The clusters as collect_all hands them to the tasks: COLLECT_BATCH to a task."""
+    from clusters.tasks import COLLECT_BATCH
+
+    return [ids[start : start + COLLECT_BATCH] for start in range(0, len(ids), COLLECT_BATCH)]
+
+
 def cycle(ids: list[int], threads: int, start_at: float) -> tuple[float, dict[int, float], dict[int, str]]:
     """One collection of every cluster from start_at; (wall time, finish time per cluster, Ready)."""
-    from clusters.collector import collect_cluster
+    from clusters.collector import collect_clusters
 
     time.sleep(max(0.0, start_at - time.monotonic()))
     finished: dict[int, float] = {}
     ready: dict[int, str] = {}
 
-    def one(cluster_id: int) -> None:
-        result = collect_cluster(cluster_id)
-        finished[cluster_id] = time.monotonic() - start_at
-        ready[cluster_id] = result.ready if result else "busy"
+    def one(batch: list[int]) -> None:
+        results = collect_clusters(batch)
+        for cluster_id in batch:
+            finished[cluster_id] = time.monotonic() - start_at
+            ready[cluster_id] = results[cluster_id].ready if cluster_id in results else "busy"
 
     with ThreadPoolExecutor(max_workers=threads) as pool:
-        list(pool.map(one, ids))
+        list(pool.map(one, batches(ids)))
     return time.monotonic() - start_at, finished, ready
 
 
 def periodic(ids: list[int], threads: int, interval: float, rounds: int, start_at: float) -> list[float]:
     """Start a cycle every interval from start_at, as beat does, on one shared pool; each cycle's wall."""
-    from clusters.collector import collect_cluster
+    from clusters.collector import collect_clusters
 
     walls: list[float] = []
     finishers = []
@@ -103,7 +111,7 @@ def periodic(ids: list[int], threads: int, interval: float, rounds: int, start_a
         for round_ in range(rounds):
             tick = start_at + round_ * interval
             time.sleep(max(0.0, tick - time.monotonic()))
-            futures = [pool.submit(collect_cluster, cluster_id) for cluster_id in ids]
+            futures = [pool.submit(collect_clusters, batch) for batch in batches(ids)]
 
             def done(futures=futures, tick=tick) -> None:
                 for future in futures:
@@ -202,27 +210,27 @@ def main() -> int:
         from django.conf import settings
 
         from clusters.health import FALSE
+        from clusters.joining import JoinRequest
         from clusters.k8s.connection import from_kubeconfig, load_kubeconfig
         from clusters.models import Cluster
-        from clusters.services import join as join_cluster
+        from clusters.services import join_many
 
         interval = settings.HEALTH_PROBE_INTERVAL
         process, kubeconfig = start_membersim(var_dir, args.clusters, args.nodes)
         try:
             parsed = load_kubeconfig(kubeconfig.read_text())  # once: a thousand contexts in one file
             started = time.perf_counter()
-
-            def join(index: int) -> None:
-                name = f"member-{index:04d}"
-                join_cluster(name, from_kubeconfig(parsed, name, files=False), labels={"env": "prod"})
-
-            with ThreadPoolExecutor(max_workers=8) as pool:
-                list(pool.map(join, range(args.clusters)))
+            join_many(
+                [
+                    JoinRequest(name, from_kubeconfig(parsed, name, files=False), labels={"env": "prod"})
+                    for name in (f"member-{index:04d}" for index in range(args.clusters))
+                ]
+            )
             joined = time.perf_counter() - started
             ids = list(Cluster.objects.order_by("name").values_list("id", flat=True))
             print(
                 f"clusters: {len(ids)} x {args.nodes} nodes on {database}; {args.workers} workers of "
-                f"{args.threads} threads; joined in {joined:.1f} s"
+                f"{args.threads} threads; joined in {joined:.1f} s (manage.py join --all-contexts' path)"
             )
             print(
                 f"probe interval {interval:.0f} s, call timeout {settings.HEALTH_CALL_TIMEOUT:.1f} s, "

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 from typing import Any
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
@@ -24,6 +26,8 @@ from clusters.models import Cluster, ClusterEvent, ClusterSample
 from kubesyntax.resources import format_resource
 from metrics.recording import observe as record_metric
 from metrics.recording import together as record_metrics_together
+
+log = logging.getLogger(__name__)
 
 DISCOVERY_EVERY = timedelta(minutes=10)
 MAX_CONFIRMATIONS = 3
@@ -50,17 +54,27 @@ ALWAYS_WRITTEN = frozenset(
 )
 IO_THREADS = 32
 
-_executors: dict[int, ThreadPoolExecutor] = {}
+_executors: dict[tuple[int, str], ThreadPoolExecutor] = {}
 _executor_lock = threading.Lock()
 
 
-def _executor() -> ThreadPoolExecutor:
-    """One I/O pool per process, created after any fork."""
-    pid = os.getpid()
+def _pool(name: str) -> ThreadPoolExecutor:
+    """One pool of IO_THREADS per process and name, created after any fork."""
+    key = (os.getpid(), name)
     with _executor_lock:
-        if pid not in _executors:
-            _executors[pid] = ThreadPoolExecutor(max_workers=IO_THREADS, thread_name_prefix="cluster-io")
-        return _executors[pid]
+        if key not in _executors:
+            _executors[key] = ThreadPoolExecutor(max_workers=IO_THREADS, thread_name_prefix=name)
+        return _executors[key]
+
+
+def _executor() -> ThreadPoolExecutor:
+    """The pool one collection's status reads run on, side by side."""
+    return _pool("cluster-io")
+
+
+def _prober() -> ThreadPoolExecutor:
+    """The pool a batch's collections probe and read on (a separate one: each waits on its reads)."""
+    return _pool("cluster-probe")
 
 
 def thresholds() -> health.Thresholds:
@@ -113,32 +127,76 @@ def lease_seconds() -> float:
 
 def claim(cluster_id: int, now: datetime) -> bool:
     """Take the cluster's collection lease so two workers never collect it at once."""
+    return bool(claim_many([cluster_id], now))
+
+
+def claim_many(cluster_ids: list[int], now: datetime) -> list[int]:
+    """Take the leases of those clusters no other collection holds, in one statement; the ids taken."""
+    ids = sorted({int(pk) for pk in cluster_ids})
+    if not ids:
+        return []
     until = now + timedelta(seconds=lease_seconds())
-    return bool(
-        Cluster.objects.filter(pk=cluster_id)
-        .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
-        .update(lease_until=until)
+    table = connection.ops.quote_name(Cluster._meta.db_table)
+    lease = connection.ops.quote_name("lease_until")
+    marks = ", ".join(["%s"] * len(ids))
+    # Only quoted identifiers and placeholders are interpolated; every value is a parameter.
+    sql = (
+        f"UPDATE {table} SET {lease} = %s WHERE id IN ({marks}) "  # noqa: S608
+        f"AND ({lease} IS NULL OR {lease} < %s) RETURNING id"
     )
+    with connection.cursor() as cursor:
+        adapt = connection.ops.adapt_datetimefield_value  # as the ORM stores them (naive UTC on SQLite)
+        cursor.execute(sql, [adapt(until), *ids, adapt(now)])
+        return sorted(row[0] for row in cursor.fetchall())
 
 
 def collect_cluster(cluster_id: int, clock: Clock | None = None) -> Collected | None:
     """Probe one cluster, fold the result into Ready, fix taints, collect status; None if busy or gone."""
+    return collect_clusters([cluster_id], clock).get(cluster_id)
+
+
+def collect_clusters(cluster_ids: list[int], clock: Clock | None = None) -> dict[int, Collected]:
+    """collect_cluster() for many clusters at a cost shared where it can be: one statement takes their
+    leases, one reads their rows and one writes their samples; the probes and reads run concurrently
+    (IO_THREADS a process) and each result is saved as soon as its cluster answered. By id, what each
+    collection saw; a cluster busy elsewhere or gone is left out."""
     clock = clock or Clock()
-    if not claim(cluster_id, clock.now()):
-        return None
-    saved = False
+    taken = claim_many(cluster_ids, clock.now())
+    done: dict[int, Collected] = {}
+    samples: list[ClusterSample] = []
     try:
-        cluster = Cluster.objects.filter(pk=cluster_id).first()
-        if cluster is None:
-            return None
-        # Both probe metrics leave in one write at the end, not one each.
+        clusters = list(Cluster.objects.filter(pk__in=taken))
+        # Both probe metrics of every collection leave in one write at the end, not one each.
         with record_metrics_together():
-            result = _collect(cluster, clock)
-        saved = True
-        return result
+            for cluster, looked in _looks(clusters, clock):
+                result, sample = _finish(cluster, looked)
+                done[cluster.pk] = result
+                if sample is not None:
+                    samples.append(sample)
+        ClusterSample.objects.bulk_create(samples)
+        return done
     finally:
-        if not saved:  # a saved collection released the lease in the same write
-            Cluster.objects.filter(pk=cluster_id).update(lease_until=None)
+        # a saved collection released its lease in the same write
+        left = [pk for pk in taken if pk not in done]
+        if left:
+            Cluster.objects.filter(pk__in=left).update(lease_until=None)
+
+
+def _looks(clusters: list[Cluster], clock: Clock) -> Iterator[tuple[Cluster, _Looked]]:
+    """Each cluster with what its calls saw, as they finish; one that fails unexpectedly is logged and
+    left out (its lease is released), never the others."""
+    if len(clusters) == 1:  # nothing to overlap: no hand-off to the I/O threads
+        yield clusters[0], _look(clusters[0], clock)
+        return
+    pool = _prober()
+    futures = {pool.submit(_look, cluster, clock): cluster for cluster in clusters}
+    for future in as_completed(futures):
+        try:
+            looked = future.result()
+        except Exception:
+            log.exception("collecting cluster %s failed", futures[future].name)
+            continue
+        yield futures[future], looked
 
 
 def _probe(conn: k8s.ClusterConnection | None, timeout: float, error: str) -> k8s.HealthProbe:
@@ -147,7 +205,23 @@ def _probe(conn: k8s.ClusterConnection | None, timeout: float, error: str) -> k8
     return k8s.probe_health(conn, timeout)
 
 
-def _collect(cluster: Cluster, clock: Clock) -> Collected:
+@dataclass
+class _Looked:
+    """What one collection's calls to the cluster saw, before anything is written."""
+
+    before: health.HealthState
+    state: health.HealthState
+    probe: k8s.HealthProbe
+    first_probe: k8s.HealthProbe
+    sync_started: float
+    now: datetime
+    status_fields: dict[str, Any]
+    errors: list[str]
+
+
+def _look(cluster: Cluster, clock: Clock) -> _Looked:
+    """Probe (and confirm a change of health), then read the status: calls to the cluster only, no
+    database, so it can run on any thread."""
     limits = thresholds()
     timeout = settings.HEALTH_CALL_TIMEOUT
     conn, conn_error = None, ""
@@ -159,10 +233,7 @@ def _collect(cluster: Cluster, clock: Clock) -> Collected:
     before = state_of(cluster)
     sync_started = time.monotonic()
     started = clock.now()
-    probe = _probe(conn, timeout, conn_error)
-    labels = {"member_cluster": cluster.name}
-    if probe.reachable:
-        record_metric("cluster_health_probe_duration_seconds", probe.latency, labels)
+    probe = first_probe = _probe(conn, timeout, conn_error)
     state = health.advance(before, _observation(probe, conn_error), started, clock.now(), limits)
     # A change of health is confirmed by probing again once the threshold has passed, within this
     # same run, so Ready follows a real change in threshold + one probe, not a whole interval later.
@@ -178,17 +249,34 @@ def _collect(cluster: Cluster, clock: Clock) -> Collected:
         state = health.advance(state, _observation(probe, conn_error), started, clock.now(), limits)
 
     now = clock.now()
-    result = Collected(cluster=cluster.name, ready=state.ready, reason=state.reason, probe=probe)
     status_fields: dict[str, Any] = {}
+    errors: list[str] = []
     if probe.ok and conn is not None:
-        status_fields, result.errors = _read_status(cluster, conn, now)
-    transitioned = state.ready != before.ready
-    result.transitioned = transitioned
-    _save(cluster, state, probe, status_fields, now, transitioned)
+        status_fields, errors = _read_status(cluster, conn, now)
+    return _Looked(before, state, probe, first_probe, sync_started, now, status_fields, errors)
+
+
+def _finish(cluster: Cluster, looked: _Looked) -> tuple[Collected, ClusterSample | None]:
+    """Write what one collection saw: the row, an event and taints on a change of Ready, the metrics;
+    the sample to insert with the others (None: unjoined meanwhile)."""
+    state, probe = looked.state, looked.probe
+    labels = {"member_cluster": cluster.name}
+    if looked.first_probe.reachable:
+        record_metric("cluster_health_probe_duration_seconds", looked.first_probe.latency, labels)
+    transitioned = state.ready != looked.before.ready
+    result = Collected(
+        cluster=cluster.name,
+        ready=state.ready,
+        reason=state.reason,
+        probe=probe,
+        transitioned=transitioned,
+        errors=looked.errors,
+    )
+    sample = _save(cluster, state, probe, looked.status_fields, looked.now, transitioned)
     if transitioned:
         signals.ready_changed.send(sender=Cluster, cluster=cluster.name, ready=state.ready)
-    record_metric("cluster_sync_status_duration_seconds", time.monotonic() - sync_started, labels)
-    return result
+    record_metric("cluster_sync_status_duration_seconds", time.monotonic() - looked.sync_started, labels)
+    return result, sample
 
 
 def _observation(probe: k8s.HealthProbe, conn_error: str) -> health.Observation:
@@ -348,7 +436,8 @@ def _save(
     status_fields: dict[str, Any],
     now: datetime,
     transitioned: bool,
-) -> None:
+) -> ClusterSample | None:
+    """Write the row; the sample of this collection, to insert (None: unjoined meanwhile)."""
     status = status_fields.pop("status", None) or dict(cluster.status or {})
     ready = {
         "type": "Ready",
@@ -383,7 +472,7 @@ def _save(
         # so a watch sees it (in the same statement: no extra write)
         written["updated"] = timezone.now()
     if not Cluster.objects.filter(pk=cluster.pk).update(**written):
-        return  # unjoined while it was being collected
+        return None  # unjoined while it was being collected
     if transitioned:
         ClusterEvent.objects.create(
             cluster_id=cluster.pk, at=now, reason=state.reason, message=state.message[:512], ready=state.ready
@@ -392,7 +481,7 @@ def _save(
         sync_condition_taints(cluster.pk, state.ready, now)
     for name, value in fields.items():  # the row as written, without reading it back
         setattr(cluster, name, value)
-    record_sample(cluster, now, probe)
+    return sample_of(cluster, now, probe)
 
 
 def taints_match(taints: list[dict[str, Any]], ready: str) -> bool:
@@ -423,8 +512,9 @@ def sync_condition_taints(cluster_id: int, ready: str, now: datetime) -> None:
     update_spec(cluster_id, change)
 
 
-def record_sample(cluster: Cluster, now: datetime, probe: k8s.HealthProbe) -> None:
-    ClusterSample.objects.create(
+def sample_of(cluster: Cluster, now: datetime, probe: k8s.HealthProbe) -> ClusterSample:
+    """The time-series point of one collection (unsaved)."""
+    return ClusterSample(
         cluster=cluster,
         at=now,
         ready=1.0 if cluster.ready == health.TRUE else 0.0,

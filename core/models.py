@@ -50,6 +50,8 @@ class AuditEntry(models.Model):
     class Meta:
         db_table = "karmada_ui_auditentry"  # the table predates this app
         ordering = ["-created_at", "-id"]
+        # The log's pages walk this index newest first (core.audit_log): no scan of the whole table.
+        indexes = [models.Index(fields=["created_at", "id"], name="audit_created_id")]
         verbose_name_plural = "audit entries"
 
     def __str__(self) -> str:

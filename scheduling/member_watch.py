@@ -32,6 +32,12 @@ log = logging.getLogger(__name__)
 
 SELECTOR = f"{names.MANAGED_LABEL}=true"
 BACKOFF_FIRST, BACKOFF_MAX = 0.5, 30.0
+# An event of a copy whose Work is still being applied is held until the apply is recorded, looked at
+# again this often, and for at most this long (after that the next event or listing brings its status).
+HELD_CHECK, HELD_FOR = 0.05, 60.0
+# Events come in bursts (an apply touches a copy in every cluster): what arrives this soon after the
+# first goes in the same batch, one round of queries for all of them.
+BATCH_WINDOW = 0.02
 
 
 @dataclass(frozen=True)
@@ -164,6 +170,9 @@ class Watcher:
         self.stopping = threading.Event()
         self.on_batch = on_batch
         self.heartbeat = heartbeat
+        # permanent id of a Work being applied -> (when held, event type, object): see observe_applied
+        self.held: dict[str, tuple[float, str, dict[str, Any]]] = {}
+        self._held_checked = 0.0
 
     def stop(self) -> None:
         self.stopping.set()
@@ -215,16 +224,21 @@ class Watcher:
             reflector.start()
 
     def drain(self, timeout: float = 0.5, limit: int = 500) -> int:
-        """Write what the reflectors saw (up to `limit` items, waiting up to `timeout` for the first)."""
+        """Write what the reflectors saw (up to `limit` items, waiting up to `timeout` for the first), and
+        the status of held copies whose applies were recorded meanwhile."""
+        batch: list[Seen] = []
         try:
-            batch = [self.seen.get(timeout=timeout)]
+            batch.append(self.seen.get(timeout=min(timeout, HELD_CHECK) if self.held else timeout))
         except queue.Empty:
-            return 0
-        while len(batch) < limit:
+            pass
+        closes = time.monotonic() + BATCH_WINDOW
+        while batch and len(batch) < limit:
             try:
-                batch.append(self.seen.get_nowait())
+                batch.append(self.seen.get(timeout=max(0.0, closes - time.monotonic())))
             except queue.Empty:
                 break
+        if not batch and not self.held:
+            return 0
         observed = member_state.Observed()
         events: dict[str, list[tuple[str, dict[str, Any]]]] = defaultdict(list)
         for item in batch:
@@ -235,8 +249,8 @@ class Watcher:
                 )
             else:
                 events[item.cluster] += item.events
-        for cluster, items in events.items():
-            self._merge(observed, member_state.observe_events(cluster, items))
+        self._merge(observed, member_state.observe_cluster_events(events))
+        self._merge(observed, self._observe_held(observed))
         tasks.enqueue_works(sorted(set(observed.repair)))
         propagation.aggregate_bindings(observed.changed)
         for binding_id in rollouts.active_binding_ids(binding_ids=sorted(observed.changed)):
@@ -245,7 +259,30 @@ class Watcher:
             self.on_batch(observed)
         return len(batch)
 
+    def _observe_held(self, seen: member_state.Observed) -> member_state.Observed:
+        """Hold the events just seen for Works being applied (a newer event replaces an older one, and
+        one judged in sync drops it); every HELD_CHECK seconds, write the status of those whose applies
+        are now recorded."""
+        now = time.monotonic()
+        for key in seen.judged:
+            self.held.pop(key, None)
+        for key, (kind, obj) in seen.waiting.items():
+            self.held[key] = (now, kind, obj)
+        if not self.held or now - self._held_checked < HELD_CHECK:
+            return member_state.Observed()
+        self._held_checked = now
+        again = {
+            key: (kind, obj)
+            for key, (since, kind, obj) in self.held.items()
+            if now - since < HELD_FOR and key not in seen.waiting
+        }
+        observed = member_state.observe_applied(again)
+        self.held = {key: self.held[key] for key in (*observed.waiting, *seen.waiting)}
+        return observed
+
     @staticmethod
     def _merge(into: member_state.Observed, more: member_state.Observed) -> None:
         into.repair += more.repair
         into.changed |= more.changed
+        into.waiting.update(more.waiting)
+        into.judged |= more.judged

@@ -17,6 +17,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from clusters.models import Cluster
+from core.audit_log import UnknownCursor, audit_page
 from core.models import AuditEntry
 from core.permissions import role_required
 from core.roles import OPERATOR, VIEWER, has_role
@@ -210,8 +211,13 @@ def audit_log(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "").strip()
     if query:
         entries = entries.filter(object_name__icontains=query) | entries.filter(username__icontains=query)
-    page = Paginator(entries.order_by("-created_at", "-id"), PAGE_SIZE).get_page(request.GET.get("page"))
-    for entry in page.object_list:
+    try:
+        page = audit_page(
+            entries, PAGE_SIZE, before=request.GET.get("before", ""), after=request.GET.get("after", "")
+        )
+    except UnknownCursor:
+        return HttpResponseBadRequest(_("That page of the audit log does not exist: start from the newest."))
+    for entry in page.entries:
         entry.change_rows = [
             {"field": path, "before": _shown(change, "before"), "after": _shown(change, "after")}
             for path, change in entry.changes.items()

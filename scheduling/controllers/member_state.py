@@ -3,24 +3,29 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from django.utils import timezone
 
+from clusters.k8s import objects
 from scheduling.controllers.propagation import REPAIR, STATUS, copy_key, observe_copy
 from scheduling.karmada import names
+from scheduling.karmada.manifests import retain_member_fields
 from scheduling.models import Work
 
 
 @dataclass
 class Observed:
-    """Works to re-apply (copy missing or edited by hand) and bindings whose Works' status changed."""
+    """Works to re-apply (copy missing or edited by hand), bindings whose Works' status changed, and the
+    latest event of each copy whose Work had an apply on its way (by the Work's permanent id)."""
 
     repair: list[int] = field(default_factory=list)
     changed: set[int] = field(default_factory=set)
+    waiting: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
+    judged: set[str] = field(default_factory=set)  # permanent ids whose latest event was compared
 
     def add(self, work: Work, found: str) -> None:
         if found == REPAIR:
@@ -61,24 +66,61 @@ def observe_listing(
 def observe_events(
     cluster: str, events: Iterable[tuple[str, dict[str, Any]]], now: datetime | None = None
 ) -> Observed:
-    """Watch events (type, object) of one cluster, the last per object counting. A Work with an apply on
-    its way (not in sync) is left to that apply: its copy is about to change anyway."""
+    """Watch events (type, object) of one cluster: `observe_cluster_events` for that cluster alone."""
+    return observe_cluster_events({cluster: events}, now)
+
+
+def observe_cluster_events(
+    events: Mapping[str, Iterable[tuple[str, dict[str, Any]]]], now: datetime | None = None
+) -> Observed:
+    """Watch events (type, object) by cluster, the last per object counting, their Works read in one
+    query. A Work with an apply on its way (not in sync) is left to that apply: its copy is about to
+    change anyway; its event is returned in `waiting`, for `observe_applied` once the apply is recorded."""
     now = now or timezone.now()
-    latest: dict[str, tuple[str, dict[str, Any]]] = {}
-    for kind, obj in events:
-        labels = (obj.get("metadata") or {}).get("labels") or {}
-        try:
-            work_id = uuid.UUID(str(labels.get(names.WORK_PERMANENT_ID)))
-        except ValueError:
-            continue  # not one of ours, or its label was edited: the next listing judges it
-        latest[str(work_id)] = (kind, obj)
+    latest: dict[str, tuple[str, str, dict[str, Any]]] = {}
+    for cluster, items in events.items():
+        for kind, obj in items:
+            labels = (obj.get("metadata") or {}).get("labels") or {}
+            try:
+                work_id = uuid.UUID(str(labels.get(names.WORK_PERMANENT_ID)))
+            except ValueError:
+                continue  # not one of ours, or its label was edited: the next listing judges it
+            latest[str(work_id)] = (cluster, kind, obj)
     observed = Observed()
     if not latest:
         return observed
-    works = watched_works(cluster).filter(permanent_id__in=list(latest))
+    works = Work.objects.filter(deleting=False, suspended=False, permanent_id__in=list(latest))
     for work in works.order_by("pk"):
-        kind, obj = latest[str(work.permanent_id)]
+        key = str(work.permanent_id)
+        cluster, kind, obj = latest[key]
+        if work.cluster_name != cluster:
+            continue  # a copy carrying another cluster's Work id: not this Work's copy
         if not work.in_sync:
+            observed.waiting[key] = (kind, obj)
             continue
+        observed.judged.add(key)
         observed.add(work, observe_copy(work, None if kind == "DELETED" else obj, now))
+    return observed
+
+
+def observe_applied(waiting: dict[str, tuple[str, dict[str, Any]]], now: datetime | None = None) -> Observed:
+    """Events held while their Works' applies were on their way. An apply records the copy as its write
+    returned it, before the member's controllers moved its status (a new Deployment becomes available
+    just after): once the Work is in sync, the held copy's status is written, if that copy is the one
+    applied. A copy that differs is dropped (the next event or listing judges it); Works still applying
+    stay in `waiting`."""
+    now = now or timezone.now()
+    observed = Observed()
+    if not waiting:
+        return observed
+    works = Work.objects.filter(permanent_id__in=list(waiting), deleting=False, suspended=False)
+    found = {str(work.permanent_id): work for work in works}
+    for key, (kind, obj) in waiting.items():
+        work = found.get(key)
+        if work is None or kind == "DELETED":
+            continue
+        if not work.in_sync:
+            observed.waiting[key] = (kind, obj)
+        elif objects.is_subset(retain_member_fields(obj, work.manifest), obj):
+            observed.add(work, observe_copy(work, obj, now))
     return observed

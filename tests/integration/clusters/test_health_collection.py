@@ -199,3 +199,32 @@ def test_a_steady_collection_needs_five_queries_and_writes_only_what_changed(
     beijing.control("beijing", "node-notready", "beijing-node-2")
     collect_cluster(cluster().pk)
     assert cluster().status["nodeSummary"] == {"totalNum": 4, "readyNum": 3}
+
+
+def test_a_batch_collects_its_clusters_together_and_leaves_out_one_collected_elsewhere(
+    simulate, member_kubeconfig, fast_health
+):
+    from clusters.collector import claim, collect_clusters
+
+    names = ("east-1", "east-2", "east-3")
+    sim = simulate(*(ClusterSpec(name=name, nodes=index + 1) for index, name in enumerate(names)))
+    call_command("join", kubeconfig=str(member_kubeconfig(sim)), all_contexts=True)
+    ids = dict(Cluster.objects.values_list("name", "id"))
+    assert claim(ids["east-3"], timezone.now())  # another worker holds it
+    done = collect_clusters(list(ids.values()))
+    assert {result.cluster: result.ready for result in done.values()} == {"east-1": "True", "east-2": "True"}
+    rows = {c.name: c for c in Cluster.objects.all()}
+    assert (rows["east-1"].nodes_total, rows["east-2"].nodes_total) == (1, 2)
+    assert rows["east-1"].lease_until is None and rows["east-3"].lease_until is not None
+    assert sorted(ClusterSample.objects.values_list("cluster__name", flat=True)) == ["east-1", "east-2"]
+
+
+def test_a_lease_is_taken_once_until_it_runs_out(beijing):
+    from clusters.collector import claim, claim_many, lease_seconds
+
+    now = timezone.now()
+    pk = cluster().pk
+    assert claim_many([pk, pk + 1000], now) == [pk]  # a cluster that is gone is not taken
+    assert not claim(pk, now)
+    assert cluster().lease_until == now + timedelta(seconds=lease_seconds())
+    assert claim_many([pk], now + timedelta(seconds=lease_seconds() + 1)) == [pk]

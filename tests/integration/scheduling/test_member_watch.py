@@ -9,8 +9,8 @@ import pytest
 
 from clusters.k8s import objects
 from membersim.resources import stored
-from scheduling.member_watch import Shard, Watcher
-from scheduling.models import ResourceBinding, Work
+from scheduling.member_watch import HELD_CHECK, Seen, Shard, Watcher
+from scheduling.models import DriftEvent, ResourceBinding, Work
 from scheduling.services import apply_yaml
 from tests.support.members import member_object
 
@@ -97,6 +97,42 @@ def test_an_event_the_watch_never_delivered_is_repaired_by_the_resync(members, s
     finally:
         for reflector, _ in watcher.reflectors.values():
             reflector.stop()
+
+
+def seen_while_applying(members, watcher: Watcher, change=None) -> Work:
+    """The copy's watch event reaches the watcher while its Work's apply is still on its way (the apply
+    records the copy as its write returned it: no status yet)."""
+    work = Work.objects.get(cluster_name="cluster-01")
+    live = member_object(members["cluster-01"], "apps/v1", "Deployment", "nginx")
+    assert live["status"]["availableReplicas"] == 2
+    Work.objects.filter(pk=work.pk).update(applied=False, applied_hash="", status={})
+    watcher.seen.put(Seen("cluster-01", "apps/v1", "Deployment", events=[("MODIFIED", change or live)]))
+    watcher.drain(timeout=0)
+    assert Work.objects.get(pk=work.pk).status == {} and watcher.held  # left to the apply, held
+    Work.objects.filter(pk=work.pk).update(applied=True, applied_hash=work.desired_hash)  # recorded
+    time.sleep(HELD_CHECK)
+    watcher.drain(timeout=0)
+    assert not watcher.held
+    return Work.objects.get(pk=work.pk)
+
+
+def test_a_copy_seen_while_its_work_was_applied_gets_its_status_once_the_apply_is_recorded(members):
+    apply_yaml(NGINX)
+    work = seen_while_applying(members, Watcher())
+    assert work.status["availableReplicas"] == 2 and work.health == "Healthy"
+    binding = ResourceBinding.objects.get()
+    assert {e["clusterName"] for e in binding.aggregated_status if e.get("health") == "Healthy"} >= {
+        "cluster-01"
+    }
+
+
+def test_a_held_copy_that_is_not_the_one_applied_is_dropped_not_taken_for_drift(members):
+    apply_yaml(NGINX)
+    live = member_object(members["cluster-01"], "apps/v1", "Deployment", "nginx")
+    older = {**live, "spec": {**live["spec"], "replicas": 9}}
+    work = seen_while_applying(members, Watcher(), change=older)
+    assert work.status == {} and work.in_sync
+    assert not DriftEvent.objects.exists()
 
 
 def test_shards_split_the_clusters_between_them():
