@@ -27,6 +27,25 @@ def detect_template(template_id: int) -> None:
         after_commit(schedule_binding, binding.pk)
 
 
+@shared_task(name="scheduling.tasks.detect_templates", **ONCE)
+def detect_templates(template_ids: list[int]) -> None:
+    """detect_template for the templates of one apply, the policies read once; their bindings are then
+    scheduled and propagated in batches."""
+    candidates = detector.load_candidates()
+    found = [detector.detect_template(template_id, candidates) for template_id in template_ids]
+    binding_ids = [binding.pk for binding in found if binding is not None]
+    for start in range(0, len(binding_ids), DIRTY_BATCH):
+        after_commit(schedule_detected, binding_ids[start : start + DIRTY_BATCH])
+
+
+@shared_task(name="scheduling.tasks.schedule_detected", **ONCE)
+def schedule_detected(binding_ids: list[int]) -> None:
+    """schedule_binding for a batch of detected bindings (the clusters read once), then their sync
+    whether or not the placement changed: a new template revision changes the Works alone."""
+    scheduler.schedule_bindings(binding_ids)
+    after_commit(sync_bindings, binding_ids)
+
+
 @shared_task(name="scheduling.tasks.detect_all", **ONCE)
 def detect_all() -> None:
     for binding_id in reconciling.detect_all():
@@ -49,8 +68,9 @@ def queue_dirty(binding_ids: list[int]) -> None:
 def schedule_dirty_batch(binding_ids: list[int]) -> None:
     """One pass over dirty bindings: schedule each whose trigger holds, then propagate and aggregate it.
     A mark already taken by another pass means that pass saw this event: nothing left to do for it."""
-    for binding_id in scheduler.schedule_dirty(binding_ids):
-        after_commit(sync_binding, binding_id)
+    taken = scheduler.schedule_dirty(binding_ids)
+    if taken:
+        after_commit(sync_bindings, taken)
 
 
 @shared_task(name="scheduling.tasks.schedule_dirty", **ONCE)
@@ -74,11 +94,18 @@ def enqueue_works(work_ids: list[int]) -> None:
 
 @shared_task(name="scheduling.tasks.sync_binding", **ONCE)
 def sync_binding(binding_id: int) -> None:
-    pending = propagation.sync_binding(binding_id)
-    enqueue_works(pending)
-    if not pending:
-        propagation.aggregate_binding(binding_id)  # e.g. a cluster left the targets
-    if rollouts.active_binding_ids(binding_ids=[binding_id]):
+    """sync_bindings for one binding (a page's or an API's change)."""
+    sync_bindings([binding_id])
+
+
+@shared_task(name="scheduling.tasks.sync_bindings", **ONCE)
+def sync_bindings(binding_ids: list[int]) -> None:
+    """Propagate a batch of bindings (a schedule pass's): their Works written, then applied in chunks."""
+    pending = propagation.sync_bindings(binding_ids)
+    enqueue_works([work_id for binding_id in binding_ids for work_id in pending.get(binding_id, [])])
+    # nothing to apply: aggregate now (e.g. a cluster left the targets)
+    propagation.aggregate_bindings({binding_id for binding_id, works in pending.items() if not works})
+    for binding_id in rollouts.active_binding_ids(binding_ids=binding_ids):
         after_commit(advance_rollout, binding_id)  # a rollout started, or its members' status moved
 
 
@@ -96,8 +123,9 @@ def apply_works(work_ids: list[int]) -> None:
 @shared_task(name="scheduling.tasks.schedule_bindings", **ONCE)
 def schedule_bindings(binding_ids: list[int]) -> None:
     """The reconcile's schedule triggers in one task; bindings whose result changed are synced after."""
-    for binding_id in scheduler.schedule_bindings(binding_ids):
-        after_commit(sync_binding, binding_id)
+    changed = scheduler.schedule_bindings(binding_ids)
+    for start in range(0, len(changed), DIRTY_BATCH):
+        after_commit(sync_bindings, changed[start : start + DIRTY_BATCH])
 
 
 @shared_task(name="scheduling.tasks.failover", **ONCE)
