@@ -145,7 +145,8 @@ def claim_many(cluster_ids: list[int], now: datetime) -> list[int]:
         f"AND ({lease} IS NULL OR {lease} < %s) RETURNING id"
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [until, *ids, now])
+        adapt = connection.ops.adapt_datetimefield_value  # as the ORM stores them (naive UTC on SQLite)
+        cursor.execute(sql, [adapt(until), *ids, adapt(now)])
         return sorted(row[0] for row in cursor.fetchall())
 
 

@@ -69,6 +69,14 @@ def _tallies(metric: MetricDef, since: datetime | None = None) -> list[dict]:
     return list(rows.values("labels", "le").annotate(n=Sum("count"), s=Sum("total")))
 
 
+class _LabelsOfKeys(dict[str, Labels]):
+    """Each stored labels key parsed once: a histogram series has a row per bucket with the same key."""
+
+    def __missing__(self, key: str) -> Labels:
+        labels = self[key] = labels_of(labels_from_key(key))
+        return labels
+
+
 def counter_values(metric: MetricDef, since: datetime | None = None) -> Vector:
     totals: dict[Labels, float] = defaultdict(float)
     for row in _tallies(metric, since):
@@ -79,8 +87,9 @@ def counter_values(metric: MetricDef, since: datetime | None = None) -> Vector:
 def histogram_values(metric: MetricDef, since: datetime | None = None) -> dict[Labels, Histogram]:
     per_bucket: dict[Labels, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     sums: dict[Labels, float] = defaultdict(float)
+    parsed = _LabelsOfKeys()
     for row in _tallies(metric, since):
-        labels = labels_of(labels_from_key(row["labels"]))
+        labels = parsed[row["labels"]]
         per_bucket[labels][row["le"]] += row["n"]
         sums[labels] += row["s"]
     histograms = {}

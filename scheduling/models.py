@@ -213,7 +213,8 @@ class ResourceBinding(models.Model):
     last_scheduled_time = models.DateTimeField(null=True, blank=True)
     aggregated_status = models.JSONField(default=list, blank=True)
     # karmada-ui: the counts a workload row shows (karmada/work_counts.py), kept by save() and by every
-    # write of aggregatedStatus, so lists never decode spec.clusters or aggregatedStatus
+    # write of aggregatedStatus (a bulk write must call refresh_counts()), so lists never decode
+    # spec.clusters or aggregatedStatus
     summary_clusters = models.PositiveIntegerField(default=0)
     summary_applied = models.PositiveIntegerField(default=0)
     summary_healthy = models.PositiveIntegerField(default=0)

@@ -97,9 +97,8 @@ def _apply(documents: list[Any], user: Any, **placement: Any) -> ApplyResult:
                 )
         if result.policies_changed:
             tasks.after_commit(tasks.detect_all)
-        else:
-            for template_id in result.template_ids:
-                tasks.after_commit(tasks.detect_template, template_id)
+        elif result.template_ids:
+            tasks.after_commit(tasks.detect_templates, sorted(result.template_ids))
     return result
 
 

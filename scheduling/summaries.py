@@ -25,6 +25,8 @@ from scheduling.models import Event, PropagationPolicy, ResourceBinding, Resourc
 from scheduling.planner import InputError, Placement, plan_waves
 
 MATCH_WORDS = {3: "name", 2: "labelSelector", 1: "kind"}
+# libyaml's emitter where it is built in: a binding's document has an aggregatedStatus entry per cluster
+SAFE_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 @dataclass
@@ -262,6 +264,15 @@ def member_objects(binding: ResourceBinding) -> list[dict[str, Any]]:
     ]
 
 
+def workload_members(template: ResourceTemplate) -> dict[str, Any]:
+    """What the workload page's member table shows: per target cluster, from the binding alone."""
+    binding = ResourceBinding.objects.filter(template=template).only(*MEMBER_FIELDS).first()
+    return {"template": template, "clusters": cluster_replicas(binding) if binding else []}
+
+
+MEMBER_FIELDS = ("pk", "template_id", "replicas", "clusters", "aggregated_status")
+
+
 def workload_chain(template: ResourceTemplate) -> dict[str, Any]:
     """Everything the workload page shows, from the template down to the member objects."""
     # a Work's manifest is the template's with its overrides: the page shows the hashes, never the manifest
@@ -277,12 +288,12 @@ def workload_chain(template: ResourceTemplate) -> dict[str, Any]:
         "suspension": suspension_summary(binding) if binding else None,
         "priority_class": _priority_class(template),
         "template": template,
-        "template_yaml": yaml.safe_dump(template_document(template), sort_keys=False),
+        "template_yaml": shown_yaml(template_document(template)),
         "policy": template.policy,
         "why": why_policy(template),
         "binding": binding,
         "strategy": strategy,
-        "binding_yaml": yaml.safe_dump(binding_document(binding), sort_keys=False) if binding else "",
+        "binding_yaml": shown_yaml(binding_document(binding)) if binding else "",
         "clusters": cluster_replicas(binding) if binding else [],
         "works": list(binding.works.all()) if binding else [],
         "members": member_objects(binding) if binding else [],
@@ -290,6 +301,11 @@ def workload_chain(template: ResourceTemplate) -> dict[str, Any]:
         "binding_events": list(events.for_object(binding)[:20]) if binding else [],
     }
     return chain
+
+
+def shown_yaml(document: dict[str, Any]) -> str:
+    """A document as the pages show it: YAML in the document's own key order."""
+    return yaml.dump(document, Dumper=SAFE_DUMPER, sort_keys=False)
 
 
 def _priority_class(template: ResourceTemplate) -> str:
@@ -313,7 +329,7 @@ def event_dict(event: Event) -> dict[str, Any]:
 
 
 def policy_yaml(policy: PropagationPolicy) -> str:
-    return yaml.safe_dump(propagation_policy_document(policy), sort_keys=False)
+    return shown_yaml(propagation_policy_document(policy))
 
 
 def rollout_summary(binding: ResourceBinding, history: int = 10) -> dict[str, Any]:

@@ -12,6 +12,10 @@ from scheduling.controllers import reconcile as reconciling
 CHUNK = 100
 # Dirty bindings are scheduled in batches: one task reads the clusters once for all of them.
 DIRTY_BATCH = 100
+# A schedule batch is propagated in tasks of this many bindings: the clusters and override policies are
+# read once per task, and the first Works are applied while the next bindings are still planned (by
+# other worker processes too).
+SYNC_BATCH = 10
 ONCE = {"acks_late": True, "reject_on_worker_lost": True, "soft_time_limit": 300, "time_limit": 330}
 
 
@@ -27,10 +31,32 @@ def detect_template(template_id: int) -> None:
         after_commit(schedule_binding, binding.pk)
 
 
+@shared_task(name="scheduling.tasks.detect_templates", **ONCE)
+def detect_templates(template_ids: list[int]) -> None:
+    """detect_template for the templates of one apply, the policies read once; their bindings are then
+    scheduled and propagated in batches."""
+    candidates = detector.load_candidates()
+    found = [detector.detect_template(template_id, candidates) for template_id in template_ids]
+    queue_detected([binding.pk for binding in found if binding is not None])
+
+
+def queue_detected(binding_ids: list[int]) -> None:
+    for start in range(0, len(binding_ids), DIRTY_BATCH):
+        after_commit(schedule_detected, binding_ids[start : start + DIRTY_BATCH])
+
+
+@shared_task(name="scheduling.tasks.schedule_detected", **ONCE)
+def schedule_detected(binding_ids: list[int]) -> None:
+    """schedule_binding for a batch of detected bindings (the clusters read once), then their sync
+    whether or not the placement changed: a new template revision changes the Works alone."""
+    scheduler.schedule_bindings(binding_ids)
+    queue_sync(binding_ids)
+
+
 @shared_task(name="scheduling.tasks.detect_all", **ONCE)
 def detect_all() -> None:
-    for binding_id in reconciling.detect_all():
-        after_commit(schedule_binding, binding_id)
+    """The detector over every template (a policy changed); the bindings scheduled in batches."""
+    queue_detected(reconciling.detect_all())
 
 
 def mark_bindings(binding_ids) -> list[int]:
@@ -38,6 +64,12 @@ def mark_bindings(binding_ids) -> list[int]:
     fresh = marking.mark(binding_ids)
     queue_dirty(fresh)
     return fresh
+
+
+def queue_sync(binding_ids: list[int]) -> None:
+    """Queue the propagation of bindings in tasks of SYNC_BATCH."""
+    for start in range(0, len(binding_ids), SYNC_BATCH):
+        after_commit(sync_bindings, binding_ids[start : start + SYNC_BATCH])
 
 
 def queue_dirty(binding_ids: list[int]) -> None:
@@ -49,8 +81,8 @@ def queue_dirty(binding_ids: list[int]) -> None:
 def schedule_dirty_batch(binding_ids: list[int]) -> None:
     """One pass over dirty bindings: schedule each whose trigger holds, then propagate and aggregate it.
     A mark already taken by another pass means that pass saw this event: nothing left to do for it."""
-    for binding_id in scheduler.schedule_dirty(binding_ids):
-        after_commit(sync_binding, binding_id)
+    taken = scheduler.schedule_dirty(binding_ids)
+    queue_sync(taken)
 
 
 @shared_task(name="scheduling.tasks.schedule_dirty", **ONCE)
@@ -74,11 +106,18 @@ def enqueue_works(work_ids: list[int]) -> None:
 
 @shared_task(name="scheduling.tasks.sync_binding", **ONCE)
 def sync_binding(binding_id: int) -> None:
-    pending = propagation.sync_binding(binding_id)
-    enqueue_works(pending)
-    if not pending:
-        propagation.aggregate_binding(binding_id)  # e.g. a cluster left the targets
-    if rollouts.active_binding_ids(binding_ids=[binding_id]):
+    """sync_bindings for one binding (a page's or an API's change)."""
+    sync_bindings([binding_id])
+
+
+@shared_task(name="scheduling.tasks.sync_bindings", **ONCE)
+def sync_bindings(binding_ids: list[int]) -> None:
+    """Propagate a batch of bindings (a schedule pass's): their Works written, then applied in chunks."""
+    pending = propagation.sync_bindings(binding_ids)
+    enqueue_works([work_id for binding_id in binding_ids for work_id in pending.get(binding_id, [])])
+    # nothing to apply: aggregate now (e.g. a cluster left the targets)
+    propagation.aggregate_bindings({binding_id for binding_id, works in pending.items() if not works})
+    for binding_id in rollouts.active_binding_ids(binding_ids=binding_ids):
         after_commit(advance_rollout, binding_id)  # a rollout started, or its members' status moved
 
 
@@ -96,8 +135,8 @@ def apply_works(work_ids: list[int]) -> None:
 @shared_task(name="scheduling.tasks.schedule_bindings", **ONCE)
 def schedule_bindings(binding_ids: list[int]) -> None:
     """The reconcile's schedule triggers in one task; bindings whose result changed are synced after."""
-    for binding_id in scheduler.schedule_bindings(binding_ids):
-        after_commit(sync_binding, binding_id)
+    changed = scheduler.schedule_bindings(binding_ids)
+    queue_sync(changed)
 
 
 @shared_task(name="scheduling.tasks.failover", **ONCE)

@@ -53,11 +53,12 @@ def workloads(request: HttpRequest) -> HttpResponse:
 @role_required(VIEWER)
 def workload(request: HttpRequest, pk: int) -> HttpResponse:
     template = get_object_or_404(ResourceTemplate.objects.select_related("policy"), pk=pk)
+    if request.htmx and request.htmx.target == "workload-members":
+        # the member table polls: its clusters only, not the whole chain with its YAML
+        return render(request, "scheduling/_workload_members.html", summaries.workload_members(template))
     context = summaries.workload_chain(template)
     context["can_rebalance"] = has_role(request.user, OPERATOR) and context["binding"] is not None
     context["can_hold"] = context["can_rebalance"]
-    if request.htmx and request.htmx.target == "workload-members":
-        return render(request, "scheduling/_workload_members.html", context)
     return render(request, "scheduling/workload.html", context)
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections import Counter, deque
+from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -16,11 +18,10 @@ from clusters.k8s import ClusterConnection, KubeError, NotFound, objects
 from clusters.models import Cluster
 from metrics import recording
 from scheduling import events
-from scheduling.controllers import drift_events, locks, propagation
+from scheduling.controllers import applied_writes, drift_events, locks, propagation
 from scheduling.karmada import names
-from scheduling.karmada.interpreter import interpret_health, reflect_status
 from scheduling.karmada.manifests import released_copy, retain_member_fields
-from scheduling.models import UNHEALTHY, Work
+from scheduling.models import Work
 
 # Calls to member clusters overlap; Karmada's execution controller runs concurrent work syncs likewise.
 PARALLEL_CALLS = 8
@@ -28,6 +29,12 @@ PARALLEL_CALLS = 8
 PER_CLUSTER_CALLS = 4
 _gates: dict[str, threading.BoundedSemaphore] = {}
 _gates_lock = threading.Lock()
+GATE_WAIT = 0.01  # seconds between looks at gates other chunks of this process hold
+# Outcomes are written back as their calls complete, in batches of about this many, or fewer once the
+# oldest has waited RECORD_EVERY seconds.
+RECORD_BATCH = 25
+RECORD_EVERY = 0.2
+AGGREGATE_EVERY = 0.5  # seconds: bindings whose Works are all recorded are aggregated at most this often
 
 
 @dataclass
@@ -150,77 +157,149 @@ def _cluster_gate(name: str) -> threading.BoundedSemaphore:
 
 
 def _apply_held(work_ids: list[int], now: datetime) -> DispatchResult:
-    works = list(Work.objects.select_related("binding").filter(pk__in=work_ids))
+    works = list(Work.objects.select_related("binding").filter(pk__in=work_ids).order_by("pk"))
     conns = _connections(works)
-
-    def call(work: Work) -> Outcome:
-        if work.cluster_name not in conns:
-            if work.deleting:
-                return _act(work, None, "")
-            return _act(work, None, f"cluster {work.cluster_name} is not registered")
-        with _cluster_gate(work.cluster_name):  # a slow cluster takes at most its share of the calls
-            return _act(work, *conns[work.cluster_name])
-
-    if len(works) > 1:
-        with ThreadPoolExecutor(max_workers=min(PARALLEL_CALLS, len(works))) as pool:
-            outcomes = list(pool.map(call, works))
-    else:
-        outcomes = [call(work) for work in works]
     result = DispatchResult()
-    with transaction.atomic():  # one commit for the whole chunk
-        for work, outcome in zip(works, outcomes, strict=True):
-            result.actions[work.pk] = outcome.action
-            _record(work, outcome, now, result)
-        written = [
-            w.pk
-            for w, o in zip(works, outcomes, strict=True)
-            if o.action in ("created", "updated", "unchanged")
-        ]
-        drift_events.mark_put_back(written, now)  # a drifted copy written again holds our manifest
-        # the member copies' status just read back goes into their bindings and templates at once
-        propagation.aggregate_bindings({w.binding_id for w in works}, now)
+    left = Counter(w.binding_id for w in works)  # per binding, its Works of this chunk not yet recorded
+    complete: set[int] = set()
+    aggregated = time.monotonic()
+    for batch in _outcomes(works, conns):
+        _write(batch, now, result)
+        for work, _ in batch:
+            left[work.binding_id] -= 1
+        # a binding's status is aggregated once, after the last of its Works in the chunk is recorded:
+        # at the end of the chunk, or on the way when the chunk takes long (a slow cluster)
+        complete |= {work.binding_id for work, _ in batch if not left[work.binding_id]}
+        if complete and time.monotonic() - aggregated >= AGGREGATE_EVERY:
+            _aggregate(complete, now)
+            complete, aggregated = set(), time.monotonic()
+    _aggregate(complete, now)
     return result
 
 
-def _record(work: Work, outcome: Outcome, now: datetime, result: DispatchResult) -> None:
-    if outcome.seconds is not None:  # Karmada's metric, with the member cluster as a label
-        ok = outcome.action not in ("refused", "failed")
-        recording.observe(
-            "work_sync_workload_duration_seconds",
-            outcome.seconds,
-            {"result": "success" if ok else "error", "member_cluster": work.cluster_name},
+def _aggregate(binding_ids: set[int], now: datetime) -> None:
+    """The member copies' status just read back goes into their bindings and templates, each write its
+    own commit: no Work row lock is held by then (the propagation takes a binding's lock, then its
+    Works'), nor a second binding's (statements marking many bindings lock them in their own order)."""
+    if binding_ids:
+        propagation.aggregate_bindings(binding_ids, now)
+
+
+def _outcomes(
+    works: list[Work], conns: dict[str, tuple[ClusterConnection | None, str]]
+) -> Iterator[list[tuple[Work, Outcome]]]:
+    """Run the member calls, at most PARALLEL_CALLS at once and PER_CLUSTER_CALLS per cluster in this
+    process (the clusters taking turns), and yield their outcomes in small batches as they complete:
+    a slow cluster holds a few of the calls, never the others' Works nor the writing of their outcomes."""
+
+    def call(work: Work, gate: threading.BoundedSemaphore | None) -> Outcome:
+        try:
+            if work.cluster_name not in conns:
+                problem = "" if work.deleting else f"cluster {work.cluster_name} is not registered"
+                return _act(work, None, problem)
+            return _act(work, *conns[work.cluster_name])
+        finally:
+            if gate is not None:
+                gate.release()
+
+    waiting: dict[str, deque[Work]] = {}
+    for work in works:
+        waiting.setdefault(work.cluster_name, deque()).append(work)
+    turns = deque(waiting)
+    running: dict[Future[Outcome], Work] = {}
+    ready: list[tuple[Work, Outcome]] = []
+    oldest = 0.0
+
+    def start(pool: ThreadPoolExecutor) -> None:
+        """Start calls while slots are free, one cluster after another."""
+        blocked = 0
+        while turns and len(running) < PARALLEL_CALLS and blocked < len(turns):
+            name = turns[0]
+            gate = _cluster_gate(name) if name in conns else None
+            if gate is not None and not gate.acquire(blocking=False):
+                turns.rotate(-1)  # this cluster has its share of calls running: the next one's turn
+                blocked += 1
+                continue
+            blocked = 0
+            work = waiting[name].popleft()
+            running[pool.submit(call, work, gate)] = work
+            if waiting[name]:
+                turns.rotate(-1)
+            else:
+                turns.popleft()
+
+    with ThreadPoolExecutor(max_workers=max(1, min(PARALLEL_CALLS, len(works)))) as pool:
+        start(pool)
+        while turns or running:
+            if not running:  # the gates left are held by other chunks of this process
+                time.sleep(GATE_WAIT)
+                start(pool)
+                continue
+            finished, _ = wait(running, timeout=RECORD_EVERY, return_when=FIRST_COMPLETED)
+            if finished and not ready:
+                oldest = time.monotonic()
+            for future in finished:
+                ready.append((running.pop(future), future.result()))
+            start(pool)  # the freed slots go on calling while the outcomes are written
+            last = not (turns or running)
+            if ready and (last or len(ready) >= RECORD_BATCH or time.monotonic() - oldest >= RECORD_EVERY):
+                yield ready
+                ready = []
+
+
+def _write(batch: list[tuple[Work, Outcome]], now: datetime, result: DispatchResult) -> None:
+    """Record a batch of outcomes in one transaction, in a few statements."""
+    with transaction.atomic():
+        # row locks in id order first, as the propagation takes them: the two cannot deadlock
+        list(
+            Work.objects.select_for_update()
+            .filter(pk__in=[w.pk for w, _ in batch])
+            .order_by("pk")
+            .values_list("pk")
         )
-    if outcome.action in ("deleted", "released"):
-        Work.objects.filter(pk=work.pk, deleting=True).delete()
-        result.emptied_bindings.add(work.binding_id)
-    elif outcome.action in ("refused", "failed"):
-        changed = (work.applied_reason, work.applied_message) != (outcome.reason, outcome.message)
-        Work.objects.filter(pk=work.pk).update(
+        for work, outcome in batch:
+            result.actions[work.pk] = outcome.action
+        _record(batch, now, result)
+        written = [w.pk for w, o in batch if o.action in ("created", "updated", "unchanged")]
+        drift_events.mark_put_back(written, now)  # a drifted copy written again holds our manifest
+
+
+def _record(batch: list[tuple[Work, Outcome]], now: datetime, result: DispatchResult) -> None:
+    for work, outcome in batch:
+        if outcome.seconds is not None:  # Karmada's metric, with the member cluster as a label
+            ok = outcome.action not in ("refused", "failed")
+            recording.observe(
+                "work_sync_workload_duration_seconds",
+                outcome.seconds,
+                {"result": "success" if ok else "error", "member_cluster": work.cluster_name},
+            )
+    gone = [w for w, o in batch if o.action in ("deleted", "released")]
+    if gone:
+        Work.objects.filter(pk__in=[w.pk for w in gone], deleting=True).delete()
+        result.emptied_bindings.update(w.binding_id for w in gone)
+    failures: dict[tuple[str, str], list[Work]] = {}
+    for work, outcome in batch:
+        if outcome.action in ("refused", "failed"):
+            failures.setdefault((outcome.reason, outcome.message), []).append(work)
+    for (reason, message), failed in failures.items():
+        Work.objects.filter(pk__in=[w.pk for w in failed]).update(
             applied=False,
             applied_hash="",
-            applied_reason=outcome.reason,
-            applied_message=outcome.message,
+            applied_reason=reason,
+            applied_message=message,
             updated_at=timezone.now(),
         )
-        if changed:
-            events.record(work, "Warning", outcome.reason, f"{work.cluster_name}: {outcome.message}")
-    elif outcome.live is not None:
-        health = interpret_health(outcome.live)
-        # Conditional: a Work whose desired state moved on meanwhile stays out of sync and is applied again.
-        written = Work.objects.filter(pk=work.pk, desired_hash=work.desired_hash).update(
-            applied=True,
-            applied_hash=work.desired_hash,
-            applied_reason="AppliedSuccessful",
-            applied_message="Manifest has been successfully applied",
-            applied_at=now,
-            updated_at=timezone.now(),
-            status=reflect_status(outcome.live),
-            health=health,
-            status_at=now,
-            unhealthy_since=(work.unhealthy_since or now) if health == UNHEALTHY else None,
-        )
-        if not written:
-            result.requeue.add(work.pk)
+        for work in failed:
+            if (work.applied_reason, work.applied_message) != (reason, message):  # a new failure
+                events.record(work, "Warning", reason, f"{work.cluster_name}: {message}")
+    applied = [
+        (w, o.live)
+        for w, o in batch
+        if o.action not in ("deleted", "released", "refused", "failed") and o.live is not None
+    ]
+    if applied:
+        written = applied_writes.record_applied(applied, now)
+        result.requeue.update(w.pk for w, _ in applied if w.pk not in written)
 
 
 def apply_now(work_id: int, now: datetime | None = None) -> Outcome:
@@ -240,5 +319,5 @@ def apply_now(work_id: int, now: datetime | None = None) -> Outcome:
         except KubeError as exc:
             outcome = Outcome("failed", reason="AppliedFailed", message=exc.message)
     with transaction.atomic():
-        _record(work, outcome, now, DispatchResult())
+        _record([(work, outcome)], now, DispatchResult())
     return outcome

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Prefetch
 from django.utils import timezone
 
 from clusters.k8s import objects
@@ -33,9 +34,33 @@ from scheduling.models import (
 from scheduling.planner import InputError
 
 
-def override_sources(namespace: str) -> list[OverrideSource]:
-    rows = OverridePolicy.objects.filter(namespace__in=["", namespace]).order_by("kind", "name")
-    return [OverrideSource(r.kind, r.namespace, r.name, r.spec) for r in rows]
+@dataclass
+class Inputs:
+    """What plans of many bindings read once: their target clusters and the override policies that can
+    apply to each namespace (cluster-scoped ones and the namespace's own)."""
+
+    asked: set[str]  # the cluster names read (those not registered are missing from `clusters`)
+    clusters: dict[str, Cluster]
+    sources: dict[str, list[OverrideSource]]
+
+    @classmethod
+    def load(cls, bindings: list[ResourceBinding]) -> Inputs:
+        names = {name for binding in bindings for name in binding.target_replicas()}
+        clusters = {c.name: c for c in Cluster.objects.filter(name__in=names)} if names else {}
+        namespaces = {binding.template.namespace for binding in bindings}
+        rows = [
+            OverrideSource(r.kind, r.namespace, r.name, r.spec)
+            for r in OverridePolicy.objects.filter(namespace__in=["", *namespaces]).order_by("kind", "name")
+        ]
+        sources = {ns: [r for r in rows if r.namespace in ("", ns)] for ns in namespaces}
+        return cls(names, clusters, sources)
+
+    def covers(self, bindings: list[ResourceBinding]) -> bool:
+        """Whether every target cluster and namespace of these bindings was read."""
+        return all(
+            b.template.namespace in self.sources and self.asked.issuperset(b.target_replicas())
+            for b in bindings
+        )
 
 
 def suspended_clusters(binding: ResourceBinding, targets: list[str]) -> set[str]:
@@ -71,13 +96,18 @@ class WorkPlan:
         ]
 
 
-def plan_works(binding: ResourceBinding, works: dict[str, Work]) -> WorkPlan | None:
-    """Compute every target's member copy and compare it with the stored Works; writes nothing."""
+def plan_works(
+    binding: ResourceBinding, works: dict[str, Work], inputs: Inputs | None = None
+) -> WorkPlan | None:
+    """Compute every target's member copy and compare it with the stored Works; writes nothing.
+    `inputs` are the clusters and override policies a batch read already (read here when not given)."""
     template = binding.template
     targets = binding.target_replicas()
     suspended = suspended_clusters(binding, list(targets))
-    clusters = {c.name: c for c in Cluster.objects.filter(name__in=list(targets))}
-    sources = override_sources(template.namespace)
+    if inputs is None or not inputs.covers([binding]):
+        inputs = Inputs.load([binding])
+    clusters = inputs.clusters
+    sources = inputs.sources[template.namespace]
     try:
         workload = workload_of(template)
     except InputError:
@@ -128,68 +158,124 @@ def plan_works(binding: ResourceBinding, works: dict[str, Work]) -> WorkPlan | N
 
 
 def sync_binding(binding_id: int) -> list[int]:
-    """Bring the binding's Works to what its clusters, template and overrides say; ids of works to act on.
+    """sync_bindings for one binding: the ids of its Works to act on."""
+    return sync_bindings([binding_id]).get(binding_id, [])
 
-    The common case, nothing to change, is read without a lock; only a change takes the binding's lock.
+
+def sync_bindings(binding_ids: list[int]) -> dict[int, list[int]]:
+    """Bring each binding's Works to what its clusters, template and overrides say; per binding, the
+    ids of the Works to act on (bindings that are gone are left out).
+
+    The bindings, their Works, the target clusters and the override policies are read once for the
+    batch. The common case, nothing to change, is read without a lock; only a binding with a change
+    takes its lock, is planned again under it (with the batch's inputs) and written in bulk.
     """
-    binding = ResourceBinding.objects.select_related("template", "policy").filter(pk=binding_id).first()
-    if binding is None:
-        return []
-    works = {w.cluster_name: w for w in binding.works.all()}
-    # A scheduled binding without Works yet (a new workload) has Works to create: plan them once, locked.
-    if (
-        binding.template.deleting_since is None
-        and not binding.propagate_deps
-        and (works or not binding.clusters)
-    ):
-        plan = plan_works(binding, works)
+    bindings = list(
+        ResourceBinding.objects.select_related("template__policy", "policy")
+        .filter(pk__in=binding_ids)
+        .prefetch_related("works")
+    )
+    inputs = Inputs.load(bindings)
+    result: dict[int, list[int]] = {}
+    changed: list[int] = []
+    for binding in bindings:
+        works = {w.cluster_name: w for w in binding.works.all()}
+        # retiring, writing other bindings, or scheduled without Works yet (a new workload: Works to
+        # create): planned once, under the lock
+        if (
+            binding.template.deleting_since is not None
+            or binding.propagate_deps
+            or (binding.clusters and not works)
+        ):
+            changed.append(binding.pk)
+            continue
+        plan = plan_works(binding, works, inputs)
         if plan is None:
-            return []
-        if plan.settled and rollouts.due_start(binding, plan.works) is None:
-            return plan.pending()
-    return _sync_locked(binding_id)
+            result[binding.pk] = []
+        elif plan.settled and rollouts.due_start(binding, plan.works) is None:
+            result[binding.pk] = plan.pending()
+        else:
+            changed.append(binding.pk)
+    for binding_id in changed:
+        pending = _sync_locked(binding_id, inputs)
+        if pending is not None:
+            result[binding_id] = pending
+    return result
 
 
 @transaction.atomic
-def _sync_locked(binding_id: int) -> list[int]:
+def _sync_locked(binding_id: int, inputs: Inputs) -> list[int] | None:
+    """One binding planned again and written under its lock (one lock per transaction: a statement
+    that marks many bindings at once locks them in its own order, and must not meet a second lock of
+    ours); the ids of its Works to act on, None when the binding is gone."""
     binding = (
         ResourceBinding.objects.select_for_update(of=("self",))
-        .select_related("template", "policy")
+        .select_related("template__policy", "policy")
         .filter(pk=binding_id)
         .first()
     )
     if binding is None:
-        return []
-    works = {w.cluster_name: w for w in binding.works.select_for_update()}
+        return None
+    works = {w.cluster_name: w for w in binding.works.select_for_update().order_by("pk")}
     if binding.template.deleting_since is not None:
         return _retire_all(binding, works)
-    rollouts.start_if_needed(binding, works)
-    plan = plan_works(binding, works)
+    if rollouts.spec_of(binding) is not None:  # only a staged policy starts rollouts
+        rollouts.start_if_needed(binding, works)
+    plan = plan_works(binding, works, inputs)  # reads its own inputs if scheduled again meanwhile
     if plan is None:
         return []
-    created: list[Work] = []
-    for work, state in plan.changes:
-        work.manifest, work.desired_hash, work.deleting, work.suspended, work.applied_overrides = state
-        if work.pk is None:
-            created.append(work)
-        else:
-            work.save()
-    Work.objects.bulk_create(created)
-    for work, message in plan.failures:
-        _fail(work, "OverrideFailed", message)
-    for work in plan.leaving:
-        work.deleting, work.preserve_on_delete = True, False
-        work.save(update_fields=["deleting", "preserve_on_delete", "updated_at"])
+    writes = WorkWrites()
+    writes.add(plan)
+    writes.save()
     if binding.propagate_deps:
         distribute_dependencies(binding)
     return plan.pending()
 
 
-def _fail(work: Work, reason: str, message: str) -> None:
-    if work.pk is None:
-        return
-    work.applied, work.applied_reason, work.applied_message = False, reason, message
-    work.save(update_fields=["applied", "applied_reason", "applied_message", "updated_at"])
+# Work fields a plan's change sets (with updated_at, which bulk writes do not touch by themselves).
+CHANGED_FIELDS = ["manifest", "desired_hash", "deleting", "suspended", "applied_overrides", "updated_at"]
+BULK = 500
+
+
+class WorkWrites:
+    """The writes of a plan, made in a few statements: new Works in one insert, changed ones in one
+    update, failures grouped by message, Works leaving the placement in one update."""
+
+    def __init__(self) -> None:
+        self.created: list[Work] = []
+        self.updated: list[Work] = []
+        self.failures: dict[tuple[str, str], list[Work]] = {}
+        self.leaving: list[Work] = []
+
+    def add(self, plan: WorkPlan) -> None:
+        now = timezone.now()
+        for work, state in plan.changes:
+            work.manifest, work.desired_hash, work.deleting, work.suspended, work.applied_overrides = state
+            if work.pk is None:
+                self.created.append(work)
+            else:
+                work.updated_at = now
+                self.updated.append(work)
+        for work, message in plan.failures:
+            if work.pk is not None:
+                work.applied, work.applied_reason, work.applied_message = False, "OverrideFailed", message
+                self.failures.setdefault(("OverrideFailed", message), []).append(work)
+        for work in plan.leaving:
+            work.deleting, work.preserve_on_delete = True, False
+            self.leaving.append(work)
+
+    def save(self) -> None:
+        now = timezone.now()
+        Work.objects.bulk_create(self.created, batch_size=BULK)
+        Work.objects.bulk_update(self.updated, CHANGED_FIELDS, batch_size=BULK)
+        for (reason, message), works in self.failures.items():
+            Work.objects.filter(pk__in=[w.pk for w in works]).update(
+                applied=False, applied_reason=reason, applied_message=message, updated_at=now
+            )
+        if self.leaving:
+            Work.objects.filter(pk__in=[w.pk for w in self.leaving]).update(
+                deleting=True, preserve_on_delete=False, updated_at=now
+            )
 
 
 def _retire_all(binding: ResourceBinding, works: dict[str, Work]) -> list[int]:
@@ -315,7 +401,10 @@ def _aggregate_template_status(
 def aggregate_bindings(binding_ids: set[int], now: datetime | None = None) -> None:
     """Aggregate the bindings whose Works' status just changed (after a dispatch or a member read)."""
     bindings = ResourceBinding.objects.filter(pk__in=binding_ids).select_related("template")
-    for binding in bindings.prefetch_related("works"):
+    # the Works' status, not their manifests (the largest column) are aggregated
+    works = Prefetch("works", queryset=Work.objects.defer("manifest", "applied_overrides"))
+    # in id order, as every writer of many bindings takes them
+    for binding in bindings.order_by("pk").prefetch_related(works):
         aggregate_status(binding, now)
 
 

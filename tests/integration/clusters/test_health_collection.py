@@ -217,3 +217,14 @@ def test_a_batch_collects_its_clusters_together_and_leaves_out_one_collected_els
     assert (rows["east-1"].nodes_total, rows["east-2"].nodes_total) == (1, 2)
     assert rows["east-1"].lease_until is None and rows["east-3"].lease_until is not None
     assert sorted(ClusterSample.objects.values_list("cluster__name", flat=True)) == ["east-1", "east-2"]
+
+
+def test_a_lease_is_taken_once_until_it_runs_out(beijing):
+    from clusters.collector import claim, claim_many, lease_seconds
+
+    now = timezone.now()
+    pk = cluster().pk
+    assert claim_many([pk, pk + 1000], now) == [pk]  # a cluster that is gone is not taken
+    assert not claim(pk, now)
+    assert cluster().lease_until == now + timedelta(seconds=lease_seconds())
+    assert claim_many([pk], now + timedelta(seconds=lease_seconds() + 1)) == [pk]

@@ -51,6 +51,20 @@ def test_the_workload_list_shows_ready_and_desired_replicas_and_its_clusters_by_
     assert "<html" not in fragment.content.decode()
 
 
+def test_the_member_table_polls_its_clusters_without_the_rest_of_the_chain(
+    client, viewer, propagated, django_assert_max_num_queries
+):
+    client.force_login(viewer)
+    url = reverse("scheduling:workload", args=[propagated.pk])
+    with django_assert_max_num_queries(8):  # session, user, template, binding: never the Works
+        fragment = client.get(url, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="workload-members")
+    text = fragment.content.decode()
+    assert "<html" not in text and "Resource template" not in text
+    assert "cluster-01" in text and "cluster-02" in text and "Healthy" in text
+    for ready in ("7", "3"):
+        assert f'<td class="num">{ready}</td>' in text
+
+
 def test_the_workload_page_shows_the_chain_from_template_to_member_objects(client, viewer, propagated):
     client.force_login(viewer)
     page = client.get(reverse("scheduling:workload", args=[propagated.pk])).content.decode()

@@ -1,0 +1,80 @@
+"""Write many applied outcomes back to their Works at once, each only if its desired state did not move on."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from django.db import connection
+from django.utils import timezone
+
+from scheduling.karmada.interpreter import interpret_health, reflect_status
+from scheduling.models import UNHEALTHY, Work
+
+APPLIED_REASON = "AppliedSuccessful"
+APPLIED_MESSAGE = "Manifest has been successfully applied"
+# Rows per statement (five parameters each).
+ROWS = 500
+
+
+def record_applied(applied: list[tuple[Work, dict[str, Any]]], now: datetime) -> set[int]:
+    """Mark each Work applied at the hash it was applied with, with the status and health its member copy
+    answered; the ids written. A Work whose desired_hash changed meanwhile is not written: it stays out
+    of sync and is applied again."""
+    rows = []
+    for work, live in applied:
+        health = interpret_health(live)
+        since = (work.unhealthy_since or now) if health == UNHEALTHY else None
+        rows.append((work.pk, work.desired_hash, reflect_status(live), health, since))
+    written: set[int] = set()
+    for start in range(0, len(rows), ROWS):
+        part = rows[start : start + ROWS]
+        written |= (
+            _update_postgresql(part, now) if connection.vendor == "postgresql" else _update_each(part, now)
+        )
+    return written
+
+
+def _update_each(
+    rows: list[tuple[int, str, dict[str, Any], str, datetime | None]], now: datetime
+) -> set[int]:
+    written = set()
+    for pk, desired_hash, status, health, since in rows:
+        if Work.objects.filter(pk=pk, desired_hash=desired_hash).update(
+            applied=True,
+            applied_hash=desired_hash,
+            applied_reason=APPLIED_REASON,
+            applied_message=APPLIED_MESSAGE,
+            applied_at=now,
+            updated_at=timezone.now(),
+            status=status,
+            health=health,
+            status_at=now,
+            unhealthy_since=since,
+        ):
+            written.add(pk)
+    return written
+
+
+def _update_postgresql(
+    rows: list[tuple[int, str, dict[str, Any], str, datetime | None]], now: datetime
+) -> set[int]:
+    """One UPDATE … FROM (VALUES …) with the desired_hash condition, RETURNING the ids written."""
+    quote = connection.ops.quote_name
+    table = quote(Work._meta.db_table)
+    values = ", ".join(["(%s::bigint, %s::text, %s::jsonb, %s::text, %s::timestamptz)"] * len(rows))
+    # Only quoted identifiers and placeholders are interpolated; every value is a parameter.
+    sql = (
+        f"UPDATE {table} AS w SET applied = true, applied_hash = v.hash, applied_reason = %s, "  # noqa: S608
+        "applied_message = %s, applied_at = %s, updated_at = %s, status = v.status, health = v.health, "
+        "status_at = %s, unhealthy_since = v.since "
+        f"FROM (VALUES {values}) AS v(id, hash, status, health, since) "
+        "WHERE w.id = v.id AND w.desired_hash = v.hash RETURNING w.id"
+    )
+    params: list[Any] = [APPLIED_REASON, APPLIED_MESSAGE, now, timezone.now(), now]
+    for pk, desired_hash, status, health, since in rows:
+        params += [pk, desired_hash, json.dumps(status), health, since]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return {row[0] for row in cursor.fetchall()}
