@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 from django.db.models import Count, Q
@@ -95,19 +96,48 @@ def reasons(cluster: Cluster, now: datetime | None = None) -> list[str]:
     return found
 
 
-def severity(cluster: Cluster) -> int:
+# The columns severity() reads, so the fleet can order every cluster from values() rows.
+SEVERITY_FIELDS = (
+    "ready",
+    "observed",
+    "taints",
+    "nodes_total",
+    "nodes_ready",
+    "cpu_allocated",
+    "cpu_allocatable",
+    "memory_allocated",
+    "memory_allocatable",
+)
+
+
+def _share(part: int, whole: int) -> float:
+    return part / whole if whole else 0.0
+
+
+def severity_of(row: dict[str, Any]) -> int:
     """Higher is worse: NotReady/Unknown, then pending failures, taints, node and capacity trouble."""
-    score = {FALSE: 300, UNKNOWN: 250}.get(cluster.ready, 0)
-    if cluster.observed and cluster.observed != cluster.ready:
+    score = {FALSE: 300, UNKNOWN: 250}.get(row["ready"], 0)
+    if row["observed"] and row["observed"] != row["ready"]:
         score += 100
-    if cluster.taints:
+    if row["taints"]:
         score += 20
-    if cluster.nodes_total and cluster.nodes_ready < cluster.nodes_total:
+    if row["nodes_total"] and row["nodes_ready"] < row["nodes_total"]:
         score += 50
-    if max(cluster.cpu_allocation or 0, cluster.memory_allocation or 0) >= HOT_ALLOCATION:
+    cpu = _share(row["cpu_allocated"], row["cpu_allocatable"])
+    memory = _share(row["memory_allocated"], row["memory_allocatable"])
+    if max(cpu, memory) >= HOT_ALLOCATION:
         score += 10
     return score
 
 
+def severity(cluster: Cluster) -> int:
+    return severity_of({name: getattr(cluster, name) for name in SEVERITY_FIELDS})
+
+
 def worst_first(clusters: list[Cluster]) -> list[Cluster]:
     return sorted(clusters, key=lambda c: (-severity(c), c.name))
+
+
+def worst_first_ids(rows: list[dict[str, Any]]) -> list[int]:
+    """The ids of values() rows (id, name and SEVERITY_FIELDS), worst first, then by name."""
+    return [row["id"] for row in sorted(rows, key=lambda row: (-severity_of(row), row["name"]))]

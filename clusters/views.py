@@ -27,7 +27,7 @@ from clusters.models import Cluster, ClusterEvent, LabelConvention
 from clusters.samples import series
 from clusters.services import JoinError, SpecError, StaleResourceVersion
 from clusters.showlabels import show_labels_table
-from clusters.summary import reasons, worst_first
+from clusters.summary import SEVERITY_FIELDS, reasons, worst_first_ids
 from core.errors import FieldErrors
 from core.permissions import role_required
 from core.roles import ADMIN, OPERATOR, has_role
@@ -392,6 +392,21 @@ def _selected_clusters(selector: str) -> tuple[list[Cluster], str]:
     return list(listed(Cluster.objects.filter(pk__in=ids))), ""
 
 
+def _fleet_order(selector: str, sort: str) -> tuple[list[int], str]:
+    """The ids of the clusters the selector matches, worst first or by name, from light values() rows
+    of every cluster (no model instances); the page's clusters are loaded afterwards."""
+    rows = Cluster.objects.values("id", "name", *SEVERITY_FIELDS)
+    if selector:
+        try:
+            matched = set(filter_clusters(ListQuery(selector=selector)))
+        except SelectorError as exc:
+            return [], _("%(m)s (at character %(p)d)") % {"m": exc.message, "p": exc.position + 1}
+        rows = rows.filter(pk__in=matched)
+    if sort == "worst":
+        return worst_first_ids(list(rows)), ""
+    return [row["id"] for row in sorted(rows.values("id", "name"), key=lambda row: row["name"])], ""
+
+
 @require_GET
 def fleet(request: HttpRequest) -> HttpResponse:
     """Every cluster as a tile, worst first, with why it is unhealthy in words; filter by label selector."""
@@ -403,10 +418,12 @@ def fleet(request: HttpRequest) -> HttpResponse:
     selector = request.GET.get("selector", "").strip()
     sort = request.GET.get("sort", "worst")
     sort = sort if sort in FLEET_SORTS else "worst"
-    clusters, error = _selected_clusters(selector)
-    ordered = worst_first(clusters) if sort == "worst" else sorted(clusters, key=lambda c: c.name)
-    page = Paginator(ordered, FLEET_PAGE_SIZE).get_page(request.GET.get("page"))
-    tiles = [{"cluster": c, "reasons": reasons(c, now)} for c in page.object_list]
+    ids, error = _fleet_order(selector, sort)
+    page = Paginator(ids, FLEET_PAGE_SIZE).get_page(request.GET.get("page"))
+    by_id = {c.pk: c for c in listed(Cluster.objects.filter(pk__in=list(page.object_list)))}
+    tiles = [
+        {"cluster": by_id[pk], "reasons": reasons(by_id[pk], now)} for pk in page.object_list if pk in by_id
+    ]
     context = {
         "tiles": tiles,
         "events": events,
@@ -415,7 +432,7 @@ def fleet(request: HttpRequest) -> HttpResponse:
         "selector": selector,
         "sort": sort,
         "selector_error": error,
-        "total": Cluster.objects.count() if selector else len(clusters),
+        "total": Cluster.objects.count() if selector else len(ids),
     }
     if request.htmx and request.htmx.target == "fleet-tiles":
         return render(request, "clusters/_tiles.html", context)
