@@ -25,6 +25,6 @@ def test_a_binding_without_replicas_desires_none_and_an_empty_one_counts_nothing
 
 def test_the_chips_name_every_count_that_is_not_zero():
     text = health_counts(count_works(TARGETS, 6, STATUS))
-    for part in ("3 clusters", "1 healthy", "1 unhealthy", "1 unknown", "1 apply failed", "1 not applied yet"):
-        assert part in text
+    shown = ("3 clusters", "1 healthy", "1 unhealthy", "1 unknown", "1 apply failed", "1 not applied yet")
+    assert all(part in text for part in shown), text
     assert "not applied" not in health_counts(WorkCounts(clusters=1, applied=1, healthy=1))
