@@ -428,10 +428,13 @@ class Trace:
         def after(moment) -> float:
             return moment.timestamp() - applied if moment else float("nan")
 
-        def done(task: str, args: str) -> float:
-            found = TaskResult.objects.filter(
-                task_name=f"scheduling.tasks.{task}", task_args__startswith=args
-            )
+        def done(*tasks: tuple[str, str]) -> float:
+            """When the first of these (task, start of its arguments) finished."""
+            found = TaskResult.objects.none()
+            for task, args in tasks:
+                found |= TaskResult.objects.filter(
+                    task_name=f"scheduling.tasks.{task}", task_args__startswith=args
+                )
             return after(found.order_by("date_done").values_list("date_done", flat=True).first())
 
         trace = cls()
@@ -446,11 +449,15 @@ class Trace:
         trace.steps = {
             "binding written (detect)": after(binding.created_at),
             "schedule began": after(binding.last_scheduled_time),
-            "schedule task done": done("schedule_binding", f'"({binding.pk},'),
+            "schedule task done": done(
+                ("schedule_binding", f'"({binding.pk},'), ("schedule_detected", f'"([{binding.pk}]')
+            ),
             "Works written (sync)": after(works["written"]),
-            "sync task done": done("sync_binding", f'"({binding.pk},)'),
+            "sync task done": done(
+                ("sync_binding", f'"({binding.pk},)'), ("sync_bindings", f'"([{binding.pk}]')
+            ),
             "apply began": after(works["applying"]),
-            "apply task done": done("apply_works", f'"([{works["first"]},'),
+            "apply task done": done(("apply_works", f'"([{works["first"]},')),
             "seen running everywhere": seen,
         }
         return trace
