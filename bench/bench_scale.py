@@ -48,6 +48,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 RESULTS = ROOT / "bench" / "results.md"
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+LOAD_AT_START = os.getloadavg()[0]  # the machine may be shared: every figure is read against its load
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 
 # Issue 15's targets. "min" targets are at least, "max" at most.
@@ -772,7 +773,8 @@ def record(rows: list[str], ok: bool) -> None:
     head = (
         f"\n## bench_scale — {stamp}\n\nMachine: {machine()}; PostgreSQL, Redis, membersim in one process "
         f"(single port), workers as docker-compose.yml starts them. {OPTIONS.clusters} clusters x "
-        f"{OPTIONS.workloads} Duplicated workloads. {verdict}\n\n"
+        f"{OPTIONS.workloads} Duplicated workloads; load average {LOAD_AT_START:.1f} at the start, "
+        f"{os.getloadavg()[0]:.1f} at the end. {verdict}\n\n"
     )
     with RESULTS.open("a") as out:
         out.write(head + "\n".join(rows) + "\n")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 from django.conf import settings
+from django.db.models import F
 
 from clusters.collector import collect_cluster, collect_clusters, mark_stale
 from clusters.models import Cluster
@@ -19,7 +20,10 @@ def collect_all() -> int:
     """Beat calls this every HEALTH_PROBE_INTERVAL: one task per COLLECT_BATCH clusters, stale ones
     marked Unknown."""
     mark_stale()
-    ids = list(Cluster.objects.order_by("id").values_list("id", flat=True))
+    # The longest unprobed first: when a round is more than the workers get through before its tasks
+    # expire, the clusters left out are probed first in the next one, instead of always the same.
+    ordered = Cluster.objects.order_by(F("last_probe_at").asc(nulls_first=True), "id")
+    ids = list(ordered.values_list("id", flat=True))
     for start in range(0, len(ids), COLLECT_BATCH):
         # A task still queued when the next round starts is useless; expire it instead of piling up.
         batch = ids[start : start + COLLECT_BATCH]

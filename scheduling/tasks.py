@@ -12,6 +12,10 @@ from scheduling.controllers import reconcile as reconciling
 CHUNK = 100
 # Dirty bindings are scheduled in batches: one task reads the clusters once for all of them.
 DIRTY_BATCH = 100
+# A schedule batch is propagated in tasks of this many bindings: the clusters and override policies are
+# read once per task, and the first Works are applied while the next bindings are still planned (by
+# other worker processes too).
+SYNC_BATCH = 10
 ONCE = {"acks_late": True, "reject_on_worker_lost": True, "soft_time_limit": 300, "time_limit": 330}
 
 
@@ -33,7 +37,10 @@ def detect_templates(template_ids: list[int]) -> None:
     scheduled and propagated in batches."""
     candidates = detector.load_candidates()
     found = [detector.detect_template(template_id, candidates) for template_id in template_ids]
-    binding_ids = [binding.pk for binding in found if binding is not None]
+    queue_detected([binding.pk for binding in found if binding is not None])
+
+
+def queue_detected(binding_ids: list[int]) -> None:
     for start in range(0, len(binding_ids), DIRTY_BATCH):
         after_commit(schedule_detected, binding_ids[start : start + DIRTY_BATCH])
 
@@ -43,13 +50,13 @@ def schedule_detected(binding_ids: list[int]) -> None:
     """schedule_binding for a batch of detected bindings (the clusters read once), then their sync
     whether or not the placement changed: a new template revision changes the Works alone."""
     scheduler.schedule_bindings(binding_ids)
-    after_commit(sync_bindings, binding_ids)
+    queue_sync(binding_ids)
 
 
 @shared_task(name="scheduling.tasks.detect_all", **ONCE)
 def detect_all() -> None:
-    for binding_id in reconciling.detect_all():
-        after_commit(schedule_binding, binding_id)
+    """The detector over every template (a policy changed); the bindings scheduled in batches."""
+    queue_detected(reconciling.detect_all())
 
 
 def mark_bindings(binding_ids) -> list[int]:
@@ -57,6 +64,12 @@ def mark_bindings(binding_ids) -> list[int]:
     fresh = marking.mark(binding_ids)
     queue_dirty(fresh)
     return fresh
+
+
+def queue_sync(binding_ids: list[int]) -> None:
+    """Queue the propagation of bindings in tasks of SYNC_BATCH."""
+    for start in range(0, len(binding_ids), SYNC_BATCH):
+        after_commit(sync_bindings, binding_ids[start : start + SYNC_BATCH])
 
 
 def queue_dirty(binding_ids: list[int]) -> None:
@@ -69,8 +82,7 @@ def schedule_dirty_batch(binding_ids: list[int]) -> None:
     """One pass over dirty bindings: schedule each whose trigger holds, then propagate and aggregate it.
     A mark already taken by another pass means that pass saw this event: nothing left to do for it."""
     taken = scheduler.schedule_dirty(binding_ids)
-    if taken:
-        after_commit(sync_bindings, taken)
+    queue_sync(taken)
 
 
 @shared_task(name="scheduling.tasks.schedule_dirty", **ONCE)
@@ -124,8 +136,7 @@ def apply_works(work_ids: list[int]) -> None:
 def schedule_bindings(binding_ids: list[int]) -> None:
     """The reconcile's schedule triggers in one task; bindings whose result changed are synced after."""
     changed = scheduler.schedule_bindings(binding_ids)
-    for start in range(0, len(changed), DIRTY_BATCH):
-        after_commit(sync_bindings, changed[start : start + DIRTY_BATCH])
+    queue_sync(changed)
 
 
 @shared_task(name="scheduling.tasks.failover", **ONCE)

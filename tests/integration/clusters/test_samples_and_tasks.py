@@ -98,3 +98,23 @@ def test_beat_runs_the_fan_out_every_probe_interval():
     assert entry["task"] == "clusters.tasks.collect_all"
     assert entry["schedule"] == settings.HEALTH_PROBE_INTERVAL
     assert app.amqp.router.route({}, "clusters.tasks.collect_cluster_task")["queue"].name == "health"
+
+
+def test_the_fan_out_sends_the_longest_unprobed_clusters_first(monkeypatch):
+    from clusters import tasks
+    from tests.support.eager import eager_tasks
+
+    now = timezone.now()
+    for name, ago in (("fresh", 1), ("never", None), ("stale", 30)):
+        Cluster.objects.create(
+            name=name,
+            api_endpoint="https://127.0.0.1:1",
+            last_probe_at=None if ago is None else now - timedelta(seconds=ago),
+        )
+    sent = []
+    monkeypatch.setattr(tasks, "COLLECT_BATCH", 2)
+    monkeypatch.setattr(tasks, "collect_clusters", lambda ids: sent.append(ids) or {})
+    with eager_tasks(propagate=False):
+        assert tasks.collect_all() == 3
+    names = dict(Cluster.objects.values_list("id", "name"))
+    assert [[names[pk] for pk in batch] for batch in sent] == [["never", "stale"], ["fresh"]]
