@@ -16,10 +16,12 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from django.db import DatabaseError, close_old_connections
+from django.utils import timezone
 
 from clusters.k8s import ClusterConnection, KubeError
 from clusters.k8s.watch import Expired, list_kind, watch_kind
@@ -72,6 +74,8 @@ class Seen:
     kind: str
     listing: list[dict[str, Any]] | None = None
     events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    # when the listing was asked for: a Work applied after that is not judged by it
+    listed_at: datetime | None = None
 
 
 @dataclass
@@ -126,9 +130,12 @@ class Reflector(threading.Thread):
                 backoff = min(backoff * 2, BACKOFF_MAX)
 
     def _list(self) -> str:
+        asked = timezone.now()
         listing = list_kind(self.conn, self.api_version, self.kind, SELECTOR)
         self.counters.lists += 1
-        self.out.put(Seen(self.conn.name, self.api_version, self.kind, listing=listing.items))
+        self.out.put(
+            Seen(self.conn.name, self.api_version, self.kind, listing=listing.items, listed_at=asked)
+        )
         return listing.resource_version
 
     def _watch(self, version: str, listed_at: float) -> str:
@@ -245,7 +252,9 @@ class Watcher:
             if item.listing is not None:
                 self._merge(
                     observed,
-                    member_state.observe_listing(item.cluster, item.api_version, item.kind, item.listing),
+                    member_state.observe_listing(
+                        item.cluster, item.api_version, item.kind, item.listing, listed_at=item.listed_at
+                    ),
                 )
             else:
                 events[item.cluster] += item.events

@@ -21,7 +21,8 @@ ROWS = 500
 def record_applied(applied: list[tuple[Work, dict[str, Any]]], now: datetime) -> set[int]:
     """Mark each Work applied at the hash it was applied with, with the status and health its member copy
     answered; the ids written. A Work whose desired_hash changed meanwhile is not written: it stays out
-    of sync and is applied again."""
+    of sync and is applied again. applied_at is the time of this record, after the member write (a
+    listing asked for before it cannot judge the copy)."""
     rows = []
     for work, live in applied:
         health = interpret_health(live)
@@ -46,7 +47,7 @@ def _update_each(
             applied_hash=desired_hash,
             applied_reason=APPLIED_REASON,
             applied_message=APPLIED_MESSAGE,
-            applied_at=now,
+            applied_at=timezone.now(),
             updated_at=timezone.now(),
             status=status,
             health=health,
@@ -72,7 +73,8 @@ def _update_postgresql(
         f"FROM (VALUES {values}) AS v(id, hash, status, health, since) "
         "WHERE w.id = v.id AND w.desired_hash = v.hash RETURNING w.id"
     )
-    params: list[Any] = [APPLIED_REASON, APPLIED_MESSAGE, now, timezone.now(), now]
+    recorded = timezone.now()
+    params: list[Any] = [APPLIED_REASON, APPLIED_MESSAGE, recorded, recorded, now]
     for pk, desired_hash, status, health, since in rows:
         params += [pk, desired_hash, json.dumps(status), health, since]
     with connection.cursor() as cursor:

@@ -50,14 +50,25 @@ def watched_kinds(clusters: Iterable[str]) -> set[tuple[str, str, str]]:
 
 
 def observe_listing(
-    cluster: str, api_version: str, kind: str, items: list[dict[str, Any]], now: datetime | None = None
+    cluster: str,
+    api_version: str,
+    kind: str,
+    items: list[dict[str, Any]],
+    now: datetime | None = None,
+    listed_at: datetime | None = None,
 ) -> Observed:
     """A full listing of one kind: every Work of that kind is compared with its copy, or its absence.
-    This is the resync that repairs whatever an event missed."""
+    This is the resync that repairs whatever an event missed.
+
+    A listing asked for at `listed_at` may predate a copy written after it, so it judges only the Works
+    whose last apply was recorded before then (a record follows its member write); the watch that
+    follows the listing reports the later ones."""
     now = now or timezone.now()
     live = {copy_key(item): item for item in items}
     observed = Observed()
     works = watched_works(cluster).filter(manifest__apiVersion=api_version, manifest__kind=kind)
+    if listed_at is not None:
+        works = works.exclude(applied_at__gt=listed_at)
     for work in works.order_by("pk"):
         observed.add(work, observe_copy(work, live.get(copy_key(work.manifest)), now))
     return observed

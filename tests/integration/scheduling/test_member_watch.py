@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -133,6 +134,23 @@ def test_a_held_copy_that_is_not_the_one_applied_is_dropped_not_taken_for_drift(
     work = seen_while_applying(members, Watcher(), change=older)
     assert work.status == {} and work.in_sync
     assert not DriftEvent.objects.exists()
+
+
+def test_a_listing_asked_for_before_an_apply_was_recorded_does_not_judge_that_copy(members):
+    """A listing waits in the queue while Works are applied; a copy written after it was asked for is
+    missing from it, which is no drift (the watch after the listing reports the copy)."""
+    apply_yaml(NGINX)
+    watcher = Watcher()
+    work = Work.objects.get(cluster_name="cluster-01")
+    asked = work.applied_at - timedelta(seconds=1)  # the listing was asked for before the apply's record
+    watcher.seen.put(Seen("cluster-01", "apps/v1", "Deployment", listing=[], listed_at=asked))
+    watcher.drain(timeout=0)
+    assert Work.objects.get(pk=work.pk).in_sync and not DriftEvent.objects.exists()
+    # the same empty listing asked for after the record: the copy is missing, found and repaired
+    later = work.applied_at + timedelta(seconds=1)
+    watcher.seen.put(Seen("cluster-01", "apps/v1", "Deployment", listing=[], listed_at=later))
+    watcher.drain(timeout=0)
+    assert DriftEvent.objects.filter(work=work).exists()
 
 
 def test_shards_split_the_clusters_between_them():
