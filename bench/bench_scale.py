@@ -48,6 +48,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 RESULTS = ROOT / "bench" / "results.md"
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+LOAD_AT_START = os.getloadavg()[0]  # the machine may be shared: every figure is read against its load
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 
 # Issue 15's targets. "min" targets are at least, "max" at most.
@@ -186,6 +187,14 @@ def rss_mib(pid: int) -> float:
     return largest * PAGE_SIZE / 2**20
 
 
+def _die_with_parent() -> None:
+    """In the child: a SIGTERM when the benchmark dies, however it dies (no stack left running)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
 @dataclass
 class Stack:
     """The deployed stack's processes, started the way docker-compose.yml starts them."""
@@ -195,7 +204,13 @@ class Stack:
     def start(self, name: str, argv: list[str]) -> None:
         log = open(TMP / f"{name}.log", "wb")
         self.processes[name] = subprocess.Popen(
-            argv, cwd=ROOT, env={**os.environ}, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            argv,
+            cwd=ROOT,
+            env={**os.environ},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=_die_with_parent,
         )
 
     def worker(self, name: str, queue: str, concurrency: int, pool: str = "prefork") -> None:
@@ -427,10 +442,13 @@ class Trace:
         def after(moment) -> float:
             return moment.timestamp() - applied if moment else float("nan")
 
-        def done(task: str, args: str) -> float:
-            found = TaskResult.objects.filter(
-                task_name=f"scheduling.tasks.{task}", task_args__startswith=args
-            )
+        def done(*tasks: tuple[str, str]) -> float:
+            """When the first of these (task, start of its arguments) finished."""
+            found = TaskResult.objects.none()
+            for task, args in tasks:
+                found |= TaskResult.objects.filter(
+                    task_name=f"scheduling.tasks.{task}", task_args__startswith=args
+                )
             return after(found.order_by("date_done").values_list("date_done", flat=True).first())
 
         trace = cls()
@@ -445,11 +463,15 @@ class Trace:
         trace.steps = {
             "binding written (detect)": after(binding.created_at),
             "schedule began": after(binding.last_scheduled_time),
-            "schedule task done": done("schedule_binding", f'"({binding.pk},'),
+            "schedule task done": done(
+                ("schedule_binding", f'"({binding.pk},'), ("schedule_detected", f'"([{binding.pk}]')
+            ),
             "Works written (sync)": after(works["written"]),
-            "sync task done": done("sync_binding", f'"({binding.pk},)'),
+            "sync task done": done(
+                ("sync_binding", f'"({binding.pk},)'), ("sync_bindings", f'"([{binding.pk}]')
+            ),
             "apply began": after(works["applying"]),
-            "apply task done": done("apply_works", f'"([{works["first"]},'),
+            "apply task done": done(("apply_works", f'"([{works["first"]},')),
             "seen running everywhere": seen,
         }
         return trace
@@ -598,6 +620,7 @@ def machine() -> str:
 
 
 def main() -> int:
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the stack on the way out
     call_command("migrate", verbosity=0)
     stack = Stack()
     rows: list[str] = []
@@ -772,7 +795,8 @@ def record(rows: list[str], ok: bool) -> None:
     head = (
         f"\n## bench_scale — {stamp}\n\nMachine: {machine()}; PostgreSQL, Redis, membersim in one process "
         f"(single port), workers as docker-compose.yml starts them. {OPTIONS.clusters} clusters x "
-        f"{OPTIONS.workloads} Duplicated workloads. {verdict}\n\n"
+        f"{OPTIONS.workloads} Duplicated workloads; load average {LOAD_AT_START:.1f} at the start, "
+        f"{os.getloadavg()[0]:.1f} at the end. {verdict}\n\n"
     )
     with RESULTS.open("a") as out:
         out.write(head + "\n".join(rows) + "\n")
