@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import queue
 import threading
 import time
 from collections import Counter, deque
 from collections.abc import Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -29,7 +30,7 @@ PARALLEL_CALLS = 8
 PER_CLUSTER_CALLS = 4
 _gates: dict[str, threading.BoundedSemaphore] = {}
 _gates_lock = threading.Lock()
-GATE_WAIT = 0.01  # seconds between looks at gates other chunks of this process hold
+GATE_WAIT = 0.05  # seconds between looks at gates other chunks of this process may release
 # Outcomes are written back as their calls complete, in batches of about this many, or fewer once the
 # oldest has waited RECORD_EVERY seconds.
 RECORD_BATCH = 25
@@ -185,66 +186,103 @@ def _aggregate(binding_ids: set[int], now: datetime) -> None:
         propagation.aggregate_bindings(binding_ids, now)
 
 
+class _Turns:
+    """The Works of a chunk waiting by cluster: each call thread takes the next one whose cluster has a
+    free call (the clusters taking turns), so no thread ever waits on a busy cluster's gate."""
+
+    def __init__(self, works: list[Work], gated: set[str]) -> None:
+        self.waiting: dict[str, deque[Work]] = {}
+        for work in works:
+            self.waiting.setdefault(work.cluster_name, deque()).append(work)
+        self.turns = deque(self.waiting)
+        self.gated = gated
+        self.changed = threading.Condition()
+        self.stopped = False
+
+    def take(self) -> tuple[Work, threading.BoundedSemaphore | None] | None:
+        """The next Work and the gate it holds (released with `release`); None once none is left."""
+        with self.changed:
+            while self.turns and not self.stopped:
+                for _ in range(len(self.turns)):
+                    name = self.turns[0]
+                    gate = _cluster_gate(name) if name in self.gated else None
+                    if gate is not None and not gate.acquire(blocking=False):
+                        self.turns.rotate(-1)  # its share of calls is running: the next cluster's turn
+                        continue
+                    work = self.waiting[name].popleft()
+                    if self.waiting[name]:
+                        self.turns.rotate(-1)
+                    else:
+                        self.turns.popleft()
+                    return work, gate
+                self.changed.wait(GATE_WAIT)  # every cluster left is at its share: until a call ends
+            return None
+
+    def release(self, gate: threading.BoundedSemaphore | None) -> None:
+        if gate is not None:
+            gate.release()
+        with self.changed:
+            self.changed.notify_all()
+
+    def stop(self) -> None:
+        with self.changed:
+            self.stopped = True
+            self.changed.notify_all()
+
+
 def _outcomes(
     works: list[Work], conns: dict[str, tuple[ClusterConnection | None, str]]
 ) -> Iterator[list[tuple[Work, Outcome]]]:
     """Run the member calls, at most PARALLEL_CALLS at once and PER_CLUSTER_CALLS per cluster in this
     process (the clusters taking turns), and yield their outcomes in small batches as they complete:
     a slow cluster holds a few of the calls, never the others' Works nor the writing of their outcomes."""
+    turns = _Turns(works, set(conns))
+    done: queue.SimpleQueue[tuple[Work, Outcome | BaseException]] = queue.SimpleQueue()
 
-    def call(work: Work, gate: threading.BoundedSemaphore | None) -> Outcome:
-        try:
-            if work.cluster_name not in conns:
-                problem = "" if work.deleting else f"cluster {work.cluster_name} is not registered"
-                return _act(work, None, problem)
-            return _act(work, *conns[work.cluster_name])
-        finally:
-            if gate is not None:
-                gate.release()
+    def call(work: Work) -> Outcome:
+        if work.cluster_name not in conns:
+            problem = "" if work.deleting else f"cluster {work.cluster_name} is not registered"
+            return _act(work, None, problem)
+        return _act(work, *conns[work.cluster_name])
 
-    waiting: dict[str, deque[Work]] = {}
-    for work in works:
-        waiting.setdefault(work.cluster_name, deque()).append(work)
-    turns = deque(waiting)
-    running: dict[Future[Outcome], Work] = {}
+    def run() -> None:  # one call thread: takes Works until none is left
+        while (taken := turns.take()) is not None:
+            work, gate = taken
+            try:
+                done.put((work, call(work)))
+            except BaseException as exc:  # handed to the chunk's thread, which raises it
+                done.put((work, exc))
+            finally:
+                turns.release(gate)
+
+    threads = max(1, min(PARALLEL_CALLS, len(works)))
     ready: list[tuple[Work, Outcome]] = []
     oldest = 0.0
-
-    def start(pool: ThreadPoolExecutor) -> None:
-        """Start calls while slots are free, one cluster after another."""
-        blocked = 0
-        while turns and len(running) < PARALLEL_CALLS and blocked < len(turns):
-            name = turns[0]
-            gate = _cluster_gate(name) if name in conns else None
-            if gate is not None and not gate.acquire(blocking=False):
-                turns.rotate(-1)  # this cluster has its share of calls running: the next one's turn
-                blocked += 1
-                continue
-            blocked = 0
-            work = waiting[name].popleft()
-            running[pool.submit(call, work, gate)] = work
-            if waiting[name]:
-                turns.rotate(-1)
-            else:
-                turns.popleft()
-
-    with ThreadPoolExecutor(max_workers=max(1, min(PARALLEL_CALLS, len(works)))) as pool:
-        start(pool)
-        while turns or running:
-            if not running:  # the gates left are held by other chunks of this process
-                time.sleep(GATE_WAIT)
-                start(pool)
-                continue
-            finished, _ = wait(running, timeout=RECORD_EVERY, return_when=FIRST_COMPLETED)
-            if finished and not ready:
-                oldest = time.monotonic()
-            for future in finished:
-                ready.append((running.pop(future), future.result()))
-            start(pool)  # the freed slots go on calling while the outcomes are written
-            last = not (turns or running)
-            if ready and (last or len(ready) >= RECORD_BATCH or time.monotonic() - oldest >= RECORD_EVERY):
-                yield ready
-                ready = []
+    received = 0
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        for _ in range(threads):
+            pool.submit(run)
+        try:
+            while received < len(works):
+                try:
+                    work, outcome = done.get(timeout=RECORD_EVERY)
+                except queue.Empty:
+                    pass
+                else:
+                    received += 1
+                    if isinstance(outcome, BaseException):
+                        raise outcome
+                    if not ready:
+                        oldest = time.monotonic()
+                    ready.append((work, outcome))
+                last = received == len(works)
+                if ready and (
+                    last or len(ready) >= RECORD_BATCH or time.monotonic() - oldest >= RECORD_EVERY
+                ):
+                    yield ready
+                    ready = []
+        finally:
+            turns.stop()  # on an error, the calls not started are not made
 
 
 def _write(batch: list[tuple[Work, Outcome]], now: datetime, result: DispatchResult) -> None:
