@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from django.db.models import F
 from django.utils import timezone
 
 from clusters.k8s import objects
@@ -60,13 +61,16 @@ def observe_listing(
     """A full listing of one kind: every Work of that kind is compared with its copy, or its absence.
     This is the resync that repairs whatever an event missed.
 
-    A listing asked for at `listed_at` may predate a copy written after it, so it judges only the Works
-    whose last apply was recorded before then (a record follows its member write); the watch that
-    follows the listing reports the later ones."""
+    Only Works in sync are judged: one out of sync has an apply on its way (or the reconcile re-drives
+    it), which writes its copy anyway. A listing asked for at `listed_at` may predate a copy written
+    after it, so it judges only the Works whose last apply was recorded before then (a record follows
+    its member write); the watch that follows the listing reports the later ones."""
     now = now or timezone.now()
     live = {copy_key(item): item for item in items}
     observed = Observed()
-    works = watched_works(cluster).filter(manifest__apiVersion=api_version, manifest__kind=kind)
+    works = watched_works(cluster).filter(
+        manifest__apiVersion=api_version, manifest__kind=kind, applied=True, applied_hash=F("desired_hash")
+    )
     if listed_at is not None:
         works = works.exclude(applied_at__gt=listed_at)
     for work in works.order_by("pk"):

@@ -7,6 +7,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from django.utils import timezone
 
 from clusters.k8s import objects
 from membersim.resources import stored
@@ -151,6 +152,16 @@ def test_a_listing_asked_for_before_an_apply_was_recorded_does_not_judge_that_co
     watcher.seen.put(Seen("cluster-01", "apps/v1", "Deployment", listing=[], listed_at=later))
     watcher.drain(timeout=0)
     assert DriftEvent.objects.filter(work=work).exists()
+
+
+def test_a_listing_leaves_a_work_whose_apply_is_on_its_way_to_that_apply(members):
+    apply_yaml(NGINX)
+    watcher = Watcher()
+    work = Work.objects.get(cluster_name="cluster-01")
+    Work.objects.filter(pk=work.pk).update(applied=False, applied_hash="")  # queued, not applied yet
+    watcher.seen.put(Seen("cluster-01", "apps/v1", "Deployment", listing=[], listed_at=timezone.now()))
+    watcher.drain(timeout=0)
+    assert not DriftEvent.objects.exists()
 
 
 def test_shards_split_the_clusters_between_them():
