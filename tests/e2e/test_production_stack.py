@@ -343,14 +343,14 @@ def test_every_compose_service_runs_outside_docker_against_postgresql_and_redis(
             task: sorted(name for name, text in logs.items() if ran(text, task))
             for task in (
                 "clusters.tasks.collect_cluster_task",
-                "scheduling.tasks.schedule_binding",
+                "scheduling.tasks.schedule_detected",
                 "scheduling.tasks.apply_works",
                 "observability.tasks.evaluate_alerts",
             )
         }
         assert ran_where == {
             "clusters.tasks.collect_cluster_task": ["worker-health"],
-            "scheduling.tasks.schedule_binding": ["worker-schedule"],
+            "scheduling.tasks.schedule_detected": ["worker-schedule"],
             "scheduling.tasks.apply_works": ["worker-propagate"],
             "observability.tasks.evaluate_alerts": ["worker-default"],
         }
