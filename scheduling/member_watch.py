@@ -40,6 +40,11 @@ HELD_CHECK, HELD_FOR = 0.05, 60.0
 # Events come in bursts (an apply touches a copy in every cluster): what arrives this soon after the
 # first goes in the same batch, one round of queries for all of them.
 BATCH_WINDOW = 0.02
+# At most this many member objects wait between the reflectors and the database loop; a reflector with
+# more waits (its watch stream waits in its connection), so a loop that falls behind holds bounded memory.
+BACKLOG_OBJECTS = 20_000
+# Each reflector's resync period is this much shorter at random, so listings do not all come at once.
+RESYNC_JITTER = 0.1
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,39 @@ class Seen:
     # when the listing was asked for: a Work applied after that is not judged by it
     listed_at: datetime | None = None
 
+    @property
+    def size(self) -> int:
+        """How many member objects this holds (at least one)."""
+        return max(1, len(self.listing) if self.listing is not None else len(self.events))
+
+
+class Backlog:
+    """The reflectors' hand-over to the database loop, bounded by the member objects it holds: `put`
+    waits while the bound would be passed (one item larger than the bound passes alone), `done` gives
+    the room back once the loop has written an item."""
+
+    def __init__(self, limit: int = BACKLOG_OBJECTS) -> None:
+        self.limit, self.held = limit, 0
+        self._items: queue.Queue[Seen] = queue.Queue()
+        self._room = threading.Condition()
+
+    def put(self, seen: Seen, stopping: threading.Event | None = None) -> None:
+        with self._room:
+            while self.held and self.held + seen.size > self.limit:
+                if stopping is not None and stopping.is_set():
+                    return
+                self._room.wait(0.5)
+            self.held += seen.size
+        self._items.put(seen)
+
+    def get(self, timeout: float) -> Seen:
+        return self._items.get(timeout=timeout)
+
+    def done(self, items: list[Seen]) -> None:
+        with self._room:
+            self.held = max(0, self.held - sum(item.size for item in items))
+            self._room.notify_all()
+
 
 @dataclass
 class Counters:
@@ -99,14 +137,15 @@ class Reflector(threading.Thread):
         conn: ClusterConnection,
         api_version: str,
         kind: str,
-        out: queue.Queue[Seen],
+        out: Backlog,
         resync: float,
         watch_seconds: int,
         counters: Counters,
     ) -> None:
         super().__init__(name=f"watch-{conn.name}-{kind}", daemon=True)
         self.conn, self.api_version, self.kind = conn, api_version, kind
-        self.out, self.resync, self.watch_seconds, self.counters = out, resync, watch_seconds, counters
+        self.out, self.watch_seconds, self.counters = out, watch_seconds, counters
+        self.resync = resync * (1 - RESYNC_JITTER * random.random())
         self.stopping = threading.Event()
 
     def stop(self) -> None:
@@ -134,7 +173,8 @@ class Reflector(threading.Thread):
         listing = list_kind(self.conn, self.api_version, self.kind, SELECTOR)
         self.counters.lists += 1
         self.out.put(
-            Seen(self.conn.name, self.api_version, self.kind, listing=listing.items, listed_at=asked)
+            Seen(self.conn.name, self.api_version, self.kind, listing=listing.items, listed_at=asked),
+            self.stopping,
         )
         return listing.resource_version
 
@@ -149,7 +189,8 @@ class Reflector(threading.Thread):
             else:
                 self.counters.events += 1
                 self.out.put(
-                    Seen(self.conn.name, self.api_version, self.kind, events=[(event.type, event.object)])
+                    Seen(self.conn.name, self.api_version, self.kind, events=[(event.type, event.object)]),
+                    self.stopping,
                 )
             if self.stopping.is_set() or time.monotonic() - listed_at >= self.resync:
                 break
@@ -171,7 +212,7 @@ class Watcher:
     ) -> None:
         self.shard = shard or Shard()
         self.resync, self.refresh, self.watch_seconds = resync, refresh, watch_seconds
-        self.seen: queue.Queue[Seen] = queue.Queue()
+        self.seen = Backlog()
         self.reflectors: dict[tuple[str, str, str], tuple[Reflector, ClusterConnection]] = {}
         self.counters = Counters()
         self.stopping = threading.Event()
@@ -246,6 +287,13 @@ class Watcher:
                 break
         if not batch and not self.held:
             return 0
+        try:
+            self._write(batch)
+        finally:
+            self.seen.done(batch)
+        return len(batch)
+
+    def _write(self, batch: list[Seen]) -> None:
         observed = member_state.Observed()
         events: dict[str, list[tuple[str, dict[str, Any]]]] = defaultdict(list)
         for item in batch:
@@ -266,7 +314,6 @@ class Watcher:
             tasks.after_commit(tasks.advance_rollout, binding_id)  # new member status may let a wave go
         if self.on_batch is not None:
             self.on_batch(observed)
-        return len(batch)
 
     def _observe_held(self, seen: member_state.Observed) -> member_state.Observed:
         """Hold the events just seen for Works being applied (a newer event replaces an older one, and
@@ -277,7 +324,8 @@ class Watcher:
             self.held.pop(key, None)
         for key, (kind, obj) in seen.waiting.items():
             self.held[key] = (now, kind, obj)
-        if not self.held or now - self._held_checked < HELD_CHECK:
+        # one query reads every held Work: with many held (a fleet being seeded), less often
+        if not self.held or now - self._held_checked < HELD_CHECK * max(1.0, len(self.held) / 500):
             return member_state.Observed()
         self._held_checked = now
         again = {
