@@ -131,6 +131,7 @@ django.setup()
 import yaml  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
+from django.db.models import F  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 from kubernetes import client as k8s_client  # noqa: E402
@@ -402,6 +403,31 @@ def scheduled_per_second(namespace: str) -> float:
         if not left or time.monotonic() - started > 300:
             return (len(ids) - left) / (time.monotonic() - started)
         time.sleep(0.1)
+
+
+def quiet(most: float = 900.0) -> float:
+    """Seconds until nothing is left to do: every queue empty, no binding marked dirty, no Work out of
+    sync, for 10 s running (at most `most`): the quiet minute must not measure the work of the last."""
+    import redis
+
+    broker = redis.Redis.from_url(REDIS_URL)
+    started = time.monotonic()
+    calm_since = None
+    while time.monotonic() - started < most:
+        queued = sum(broker.llen(name) for name in ("schedule", "propagate", "celery"))
+        busy = (
+            queued
+            or ResourceBinding.objects.filter(dirty_since__isnull=False).exists()
+            or Work.objects.filter(deleting=False, suspended=False)
+            .exclude(applied_hash=F("desired_hash"))
+            .exists()
+        )
+        now = time.monotonic()
+        calm_since = None if busy else (calm_since or now)
+        if calm_since is not None and now - calm_since >= 10:
+            break
+        time.sleep(1)
+    return time.monotonic() - started
 
 
 def idle_cpu(stack: Stack, names: list[str], seconds: float) -> dict[str, float]:
@@ -711,7 +737,8 @@ def main() -> int:
             rows,
         )
 
-        time.sleep(15)  # let the re-plan's tail settle before the quiet minute
+        settled = quiet()  # the re-plan's syncs finish before the quiet minute
+        print(f"  quiet after the re-plan in {settled:.0f} s")
         idle = idle_cpu(stack, ["schedule", "propagate", "default", "watcher", "health", "beat"], 60)
         engine = idle["schedule"] + idle["propagate"] + idle["default"] + idle["watcher"]
         detail = ", ".join(f"{k} {v:.1f}" for k, v in idle.items())
