@@ -28,6 +28,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from workloads import deployment  # noqa: E402  (bench/workloads.py)
+
 RESULTS = ROOT / "bench" / "results.md"
 SCHEDULED_TARGET = 500.0
 APPLY_RATIO_TARGET = 0.7
@@ -85,22 +87,6 @@ from scheduling.controllers import dispatch, marking, scheduler  # noqa: E402
 from scheduling.models import ResourceBinding, Work  # noqa: E402
 from scheduling.services import apply_yaml  # noqa: E402
 from scheduling.tasks import CHUNK, DIRTY_BATCH  # noqa: E402
-
-
-def deployment(name: str, namespace: str) -> dict:
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": name, "namespace": namespace, "labels": {"app": name}},
-        "spec": {
-            "replicas": 1,
-            "selector": {"matchLabels": {"app": name}},
-            "template": {
-                "metadata": {"labels": {"app": name}},
-                "spec": {"containers": [{"name": "app", "image": "nginx:1.27"}]},
-            },
-        },
-    }
 
 
 def seed_yaml(namespace: str, count: int) -> str:

@@ -20,6 +20,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from workloads import deployment  # noqa: E402  (bench/workloads.py)
+
 TMP = Path(tempfile.mkdtemp(prefix="bench-propagation-"))
 
 
@@ -75,22 +77,6 @@ THROUGHPUT_WORKLOADS = 5  # x 100 clusters = 500 objects each way
 LATENCY_WORKLOADS = 30
 RATIO_TARGET = 0.7
 P99_TARGET_S = 2.0
-
-
-def deployment(name: str, namespace: str) -> dict:
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": name, "namespace": namespace, "labels": {"app": name}},
-        "spec": {
-            "replicas": 1,
-            "selector": {"matchLabels": {"app": name}},
-            "template": {
-                "metadata": {"labels": {"app": name}},
-                "spec": {"containers": [{"name": "app", "image": "nginx:1.27"}]},
-            },
-        },
-    }
 
 
 def policy_yaml(namespace: str) -> str:

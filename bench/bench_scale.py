@@ -46,6 +46,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+import workloads  # noqa: E402  (bench/workloads.py)
+
 RESULTS = ROOT / "bench" / "results.md"
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 LOAD_AT_START = os.getloadavg()[0]  # the machine may be shared: every figure is read against its load
@@ -275,23 +277,8 @@ def register(members: list, label: str) -> list:
 
 
 def deployment(name: str, namespace: str) -> dict:
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": name, "namespace": namespace, "labels": {"app": name}},
-        "spec": {
-            "replicas": 1,
-            "selector": {"matchLabels": {"app": name}},
-            "template": {
-                "metadata": {"labels": {"app": name}},
-                "spec": {
-                    "containers": [
-                        {"name": "app", "image": "nginx:1.27", "resources": {"requests": {"cpu": "1m"}}}
-                    ]
-                },
-            },
-        },
-    }
+    """The shared Deployment, with a 1m CPU request (the scheduler's estimators have something to count)."""
+    return workloads.deployment(name, namespace, cpu_request="1m")
 
 
 def policy_yaml(namespace: str, fleet: str) -> str:
