@@ -10,60 +10,17 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
 from clusters.k8s import ClusterConnection, objects
 from membersim import ClusterSpec, Simulator
 from scheduling.karmada import names
+from tests.support.fault_stack import CLUSTERS, REGISTER, kill_group, redis_db, workloads_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKLOADS = 200
-CLUSTERS = ("east", "west")
 DEADLINE_S = 150
-
-REGISTER = """
-import json, os
-from clusters.k8s import ClusterConnection
-from clusters.models import Cluster
-for name, (server, token) in json.loads(os.environ["MEMBERS"]).items():
-    cluster = Cluster(name=name, ready="True")
-    cluster.set_connection(ClusterConnection(name=name, server=server, token=token))
-    cluster.save()
-"""
-
-
-def workloads_yaml() -> str:
-    documents = [
-        """apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata: {name: everywhere, namespace: load}
-spec:
-  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]
-  placement: {clusterAffinity: {clusterNames: [east, west]}}
-"""
-    ]
-    for i in range(WORKLOADS):
-        documents.append(
-            f"""apiVersion: apps/v1
-kind: Deployment
-metadata: {{name: w-{i:03d}, namespace: load, labels: {{app: w-{i:03d}}}}}
-spec:
-  replicas: 1
-  selector: {{matchLabels: {{app: w-{i:03d}}}}}
-  template:
-    metadata: {{labels: {{app: w-{i:03d}}}}}
-    spec: {{containers: [{{name: app, image: "nginx:1.27"}}]}}
-"""
-        )
-    return "---\n".join(documents)
-
-
-def isolated_broker(url: str) -> str:
-    """The same Redis, database 14, so leftover messages of other runs never meet this one."""
-    parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc, "/14", "", ""))
 
 
 def member_deployments(sim: Simulator, cluster: str) -> list[dict]:
@@ -81,14 +38,6 @@ def start_worker(env: dict[str, str], tmp: Path, log: str) -> subprocess.Popen:
         )
 
 
-def kill_group(process: subprocess.Popen, sig: int) -> None:
-    try:
-        os.killpg(process.pid, sig)
-    except ProcessLookupError:
-        return
-    process.wait(timeout=30)
-
-
 @pytest.mark.skipif(
     not os.environ.get("REDIS_URL"), reason="needs Redis (REDIS_URL, set by scripts/run-tests)"
 )
@@ -98,7 +47,7 @@ def test_a_worker_killed_mid_propagation_loses_and_duplicates_nothing(tmp_path):
         **os.environ,
         "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
         "KARMADA_UI_VAR_DIR": str(tmp_path),
-        "CELERY_BROKER_URL": isolated_broker(os.environ["REDIS_URL"]),
+        "CELERY_BROKER_URL": redis_db(os.environ["REDIS_URL"], 14),
         "CELERY_TASK_ALWAYS_EAGER": "0",
         "SCHEDULING_RECONCILE_INTERVAL": "10",
         "DJANGO_SETTINGS_MODULE": "karmada_ui.settings",
@@ -111,7 +60,7 @@ def test_a_worker_killed_mid_propagation_loses_and_duplicates_nothing(tmp_path):
         subprocess.run(
             [sys.executable, "-m", "celery", "-A", "karmada_ui", "purge", "-f"], cwd=ROOT, env=env, check=True
         )
-        (tmp_path / "workloads.yaml").write_text(workloads_yaml())
+        (tmp_path / "workloads.yaml").write_text(workloads_yaml(WORKLOADS))
         worker = start_worker(env, tmp_path, "worker-1.log")
         try:
             subprocess.run(
