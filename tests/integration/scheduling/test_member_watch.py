@@ -108,8 +108,7 @@ def test_an_event_the_watch_never_delivered_is_repaired_by_the_resync(members, s
         # repaired by a later listing: no event told of the edit, and no 410 forced a listing
         assert watcher.counters.lists > listed and watcher.counters.expired == 0
     finally:
-        for reflector, _ in watcher.reflectors.values():
-            reflector.stop()
+        watcher.close()
 
 
 def seen_while_applying(members, watcher: Watcher, change=None) -> Work:
