@@ -112,9 +112,10 @@ def schedule_bindings(binding_ids: list[int], now: datetime | None = None) -> li
         ]
 
 
-# What an unlocked plan never reads, and the largest columns of a binding and its template (a status entry
-# per member cluster, the template's manifest and status); the locked write reads its row in full.
-NOT_PLANNED = ("aggregated_status", "required_by", "template__manifest", "template__status")
+# What an unlocked plan never reads, among them the largest columns of a binding, its template and its policy
+# (a status entry per member cluster, the manifest, the policy's spec once per binding); the locked write
+# reads its row in full.
+NOT_PLANNED = ("aggregated_status", "required_by", "template__manifest", "template__status", "policy__spec")
 
 
 def pass_rows(binding_ids: list[int]) -> list[ResourceBinding]:

@@ -142,6 +142,7 @@ def test_a_replan_that_changes_nothing_reads_no_status_or_manifest_and_writes_th
     for column in ("aggregated_status", "manifest", "status"):
         assert f'"scheduling_resourcebinding"."{column}"' not in binding_reads[0]
         assert f'"scheduling_resourcetemplate"."{column}"' not in binding_reads[0]
+    assert '"scheduling_propagationpolicy"."spec"' not in binding_reads[0]
     assert all(b.condition("Scheduled")["status"] == "True" for b in ResourceBinding.objects.all())
 
 
