@@ -687,7 +687,17 @@ def main() -> int:
         tenth = max(1, OPTIONS.workloads * OPTIONS.clusters // 10)
         raw = raw_client_rate(conns, "bench-raw", tenth)
         names = [f"app-{i:05d}" for i in range(OPTIONS.workloads)]
+        spent = {name: cpu_seconds(process.pid) for name, process in stack.processes.items()}
         seeding = seed("bench", "main", names, OPTIONS.clusters, stack, timeout=3600)
+        spent = {name: cpu_seconds(stack.processes[name].pid) - spent[name] for name in spent}
+        print(
+            "  CPU over the seeding: "
+            + ", ".join(
+                f"{name} {seconds:.0f} s" for name, seconds in sorted(spent.items(), key=lambda kv: -kv[1])
+            )
+            + f"; membersim {spent[f'membersim-{OPTIONS.clusters}'] * 1000 / seeding.total:.2f} ms per Work",
+            flush=True,
+        )
         first, last = seeding.rate(0.0, 0.1), seeding.rate(0.9, 1.0)
         whole = seeding.total / seeding.seconds_to(1.0)
         print(

@@ -28,6 +28,7 @@ HEALTH_PATHS = {"/healthz", "/readyz", "/livez"}
 PUBLIC_PATHS = {"/version", "/version/", *HEALTH_PATHS}
 DEFAULT_WATCH_SECONDS = 1800.0
 BOOKMARK_EVERY = 5.0
+INITIAL_BATCH = 256  # initial ADDED events per write of a watch from resourceVersion 0
 WRITE_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
 
 
@@ -601,7 +602,9 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         first = [True]
 
-        def emit(kind: str, obj: dict[str, Any]) -> None:
+        def chunk(kind: str, obj: dict[str, Any]) -> bytes:
+            """One event as a chunk of the response; the object's JSON comes from the shared cache,
+            so a change sent to many watches is encoded once."""
             if as_table and kind in ("ADDED", "MODIFIED", "DELETED"):
                 obj = tables.table(
                     resource,
@@ -615,24 +618,33 @@ class Handler(BaseHTTPRequestHandler):
                 data = json.dumps({"type": kind, "object": obj}, separators=(",", ":")).encode() + b"\n"
             else:
                 data = encoding.encode_event(kind, obj) + b"\n"
-            self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-            self.wfile.flush()
+            return b"%x\r\n%b\r\n" % (len(data), data)
+
+        def emit(*events: tuple[str, dict[str, Any]]) -> None:
+            """Send events in one write: what a wake-up found, or a batch of the initial objects."""
+            if events:
+                self.wfile.write(b"".join(chunk(kind, obj) for kind, obj in events))
+                self.wfile.flush()
 
         try:
             if expired:
                 emit(
-                    "ERROR",
-                    errors.gone(
-                        f"too old resource version: {start} ({store.compacted_for(resource) + 1})"
-                    ).status(),
+                    (
+                        "ERROR",
+                        errors.gone(
+                            f"too old resource version: {start} ({store.compacted_for(resource) + 1})"
+                        ).status(),
+                    )
                 )
                 return
-            for obj in initial:
-                emit("ADDED", obj)
+            for begin in range(0, len(initial), INITIAL_BATCH):
+                emit(*(("ADDED", obj) for obj in initial[begin : begin + INITIAL_BATCH]))
             if initial_events and bookmarks:
                 # The watch-list protocol: a bookmark marks the end of the initial state.
                 end = {"resourceVersion": str(last), "annotations": {"k8s.io/initial-events-end": "true"}}
-                emit("BOOKMARK", {"kind": resource.kind, "apiVersion": resource.api_version, "metadata": end})
+                emit(
+                    ("BOOKMARK", {"kind": resource.kind, "apiVersion": resource.api_version, "metadata": end})
+                )
             self._stream(cluster, resource, matches, last, timeout, bookmarks, emit)
         finally:
             try:
@@ -676,29 +688,29 @@ class Handler(BaseHTTPRequestHandler):
                 return
             if changes is None:
                 emit(
-                    "ERROR",
-                    errors.gone(
-                        f"too old resource version: {last} ({store.compacted_for(resource) + 1})"
-                    ).status(),
+                    (
+                        "ERROR",
+                        errors.gone(
+                            f"too old resource version: {last} ({store.compacted_for(resource) + 1})"
+                        ).status(),
+                    )
                 )
                 return
-            for change in changes:
-                event = _event_for(change, resource, matches)
-                if event:
-                    emit(*event)
-                    last_sent = time.monotonic()
+            events = [event for change in changes if (event := _event_for(change, resource, matches))]
+            emit(*events)
+            if events:
+                last_sent = time.monotonic()
             last = current
             if bookmarks and time.monotonic() - last_sent >= BOOKMARK_EVERY:
-                emit(
-                    "BOOKMARK",
-                    {
-                        "kind": resource.kind,
-                        "apiVersion": resource.api_version,
-                        "metadata": {"resourceVersion": str(last)},
-                    },
-                )
+                bookmark = {
+                    "kind": resource.kind,
+                    "apiVersion": resource.api_version,
+                    "metadata": {"resourceVersion": str(last)},
+                }
+                emit(("BOOKMARK", bookmark))
                 last_sent = time.monotonic()
-            if self._client_gone():
+            elif not events and self._client_gone():
+                # A client that left is found by the next write's error; a quiet stream asks the socket.
                 return
 
     def _client_gone(self) -> bool:
