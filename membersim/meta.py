@@ -17,6 +17,11 @@ _random = random.Random()
 _random_bits = _random.getrandbits
 
 
+def random_bits(count: int) -> int:
+    """``count`` random bits for ids that need not be secret (uids, container ids)."""
+    return _random_bits(count)
+
+
 _last_second: list[Any] = [0, ""]
 
 

@@ -167,6 +167,14 @@ class Handler(BaseHTTPRequestHandler):
     def _json(self, code: int, obj: Any, content_type: str = "application/json") -> None:
         self._send(code, json.dumps(obj, separators=(",", ":")).encode(), content_type)
 
+    def _stored(self, code: int, obj: dict[str, Any], sub: str = "") -> None:
+        """An object as written or read, its JSON from the shared cache: the watch events that follow a
+        write send the same encoding. A Scale is made for the answer, so it is encoded on its own."""
+        if sub == "scale":
+            self._json(code, obj)
+        else:
+            self._send(code, encoding.encode(obj))
+
     def _error(self, error: errors.ApiError) -> None:
         headers = {"WWW-Authenticate": 'Bearer realm="membersim"'} if error.code == 401 else None
         self._send(error.code, json.dumps(error.status(), separators=(",", ":")).encode(), headers=headers)
@@ -433,12 +441,14 @@ class Handler(BaseHTTPRequestHandler):
                 raise errors.method_not_allowed(method)
             if resource.namespaced and namespace is None:
                 raise errors.path_not_found()
-            self._json(201, api.create(cluster, resource, ns, api.parse_body(raw, content_type), query))
+            self._stored(201, api.create(cluster, resource, ns, api.parse_body(raw, content_type), query))
         elif method == "PUT":
             if name is None:
                 raise errors.method_not_allowed(method)
-            self._json(
-                200, api.replace(cluster, resource, ns, name, sub, api.parse_body(raw, content_type), query)
+            self._stored(
+                200,
+                api.replace(cluster, resource, ns, name, sub, api.parse_body(raw, content_type), query),
+                sub,
             )
         elif method == "PATCH":
             if name is None:
@@ -446,7 +456,7 @@ class Handler(BaseHTTPRequestHandler):
             code, obj = api.patch(
                 cluster, resource, ns, name, sub, raw, self.headers.get("Content-Type") or "", query
             )
-            self._json(code, obj)
+            self._stored(code, obj, sub)
         elif name is None:
             self._json(
                 200,
@@ -509,7 +519,7 @@ class Handler(BaseHTTPRequestHandler):
                 ),
             )
             return
-        self._json(200, obj)
+        self._stored(200, obj, sub)
 
     # ------------------------------------------------------------ logs
 
