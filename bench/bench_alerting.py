@@ -83,7 +83,8 @@ def start_worker(var_dir: Path) -> subprocess.Popen:
     argv = [
         sys.executable, "-m", "celery", "-A", "karmada_ui", "worker", "--beat",
         "--schedule", str(var_dir / "celerybeat-schedule"),
-        "-Q", "health,schedule,propagate,celery", "--concurrency", "2", "--loglevel", "ERROR",
+        "-Q", "health,schedule,propagate,celery,schedule-bulk,propagate-bulk",
+        "--concurrency", "2", "--loglevel", "ERROR",
     ]  # fmt: skip
     return subprocess.Popen(argv, cwd=ROOT, env=os.environ.copy(), stdout=subprocess.DEVNULL)
 

@@ -1,10 +1,12 @@
-"""The Celery application: queues `health`, `schedule` and `propagate`, results in the database."""
+"""The Celery application: queues `health`, `schedule` and `propagate` (each engine queue with a bulk lane),
+results in the database."""
 
 from __future__ import annotations
 
 import os
 
 from celery import Celery
+from celery.app.routes import MapRoute
 from kombu import Exchange, Queue
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "karmada_ui.settings")
@@ -12,18 +14,50 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "karmada_ui.settings")
 app = Celery("karmada_ui")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 
-QUEUES = ("health", "schedule", "propagate")
+# Event-driven work (a template applied, a member copy repaired, the bindings a cluster change affects,
+# an operator's action) goes on `schedule` and `propagate`; bulk work (the re-plan of every binding after
+# a policy change, the periodic safety net) on their bulk lanes. The same workers consume both, the
+# event-driven queue first (see WORKER_QUEUES and the broker's queue_order_strategy in settings), so a
+# queued re-plan of every binding delays a new workload only until a worker process ends its current task.
+BULK_LANES = {"schedule": "schedule-bulk", "propagate": "propagate-bulk"}
+QUEUES = ("health", "schedule", "propagate", *BULK_LANES.values())
+# What each worker consumes, in the order it takes them (`celery worker -Q ...`).
+WORKER_QUEUES = {
+    "health": "health",
+    "schedule": "schedule,schedule-bulk",
+    "propagate": "propagate,propagate-bulk",
+    "celery": "celery",
+}
+# One worker for every queue (the demo): each event-driven queue before the bulk lanes.
+ONE_WORKER_QUEUES = ",".join(("health", "schedule", "propagate", "celery", *BULK_LANES.values()))
 # Each queue gets its own exchange and routing key: with the defaults every queue would be bound to
 # exchange "celery" with key "celery", and one task message would be delivered to all of them.
 app.conf.task_queues = [
     Queue(name, Exchange(name, type="direct"), routing_key=name) for name in (*QUEUES, "celery")
 ]
 app.conf.task_default_queue = "celery"
-app.conf.task_routes = {
-    "clusters.tasks.*": {"queue": "health"},
-    "scheduling.tasks.schedule_*": {"queue": "schedule"},
-    "scheduling.tasks.*": {"queue": "propagate"},
-}
+# By module, the safety net and the detector over every template (a policy changed) bulk from the start.
+ROUTES = MapRoute(
+    {
+        "clusters.tasks.*": {"queue": "health"},
+        "scheduling.tasks.reconcile": {"queue": "propagate-bulk"},
+        "scheduling.tasks.detect_all": {"queue": "propagate-bulk"},
+        "scheduling.tasks.schedule_*": {"queue": "schedule"},
+        "scheduling.tasks.*": {"queue": "propagate"},
+    }
+)
+
+
+def route_task(name, args, kwargs, options, task=None, **kw):
+    """A task's queue by its module; for a task called with `bulk=True`, that queue's bulk lane (the
+    steps of a bulk re-plan queue each other there)."""
+    route = ROUTES(name)
+    if route and (kwargs or {}).get("bulk"):
+        route["queue"] = BULK_LANES.get(route["queue"], route["queue"])
+    return route
+
+
+app.conf.task_routes = (route_task,)
 app.conf.beat_schedule = {}
 
 

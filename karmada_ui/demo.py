@@ -17,6 +17,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command, get_commands
 
 from core.roles import ADMIN, grant
+from karmada_ui.celery import ONE_WORKER_QUEUES
 
 DEMO_CLUSTERS = (
     # name, membersim options, cluster labels given at join
@@ -207,7 +208,7 @@ def run(stdout, port: int) -> int:
                 "--schedule",
                 str(settings.VAR_DIR / "celerybeat-schedule"),
                 "-Q",
-                "health,schedule,propagate,celery",
+                ONE_WORKER_QUEUES,
                 "--concurrency",
                 "2",
                 "--loglevel",

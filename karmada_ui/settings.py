@@ -204,6 +204,11 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "polling_interval": 0.1,
         "control_folder": str(CELERY_BROKER_FOLDER / "control"),
     }
+else:
+    # A worker's BRPOP names its queues in its `-Q` order and Redis answers from the first non-empty
+    # one; kombu's default ("round_robin") would move the queue just served to the end, alternating
+    # event-driven work and the bulk lanes. The demo's folder broker asks in order too (folder_broker).
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"queue_order_strategy": "priority"}
 # django-celery-results' database backend, retrying a write on a fresh connection after the database
 # dropped the old one (see karmada_ui/result_backend.py); up to 20 tries, at most a second apart.
 CELERY_RESULT_BACKEND = "karmada_ui.result_backend:ReconnectingDatabaseBackend"

@@ -1,4 +1,9 @@
-"""Celery tasks: take ids, call one service, enqueue the next step after commit. All idempotent."""
+"""Celery tasks: take ids, call one service, enqueue the next step after commit. All idempotent.
+
+Bulk work (the re-plan of every binding after a policy change, the periodic safety net) runs on the
+bulk lanes of the queues (karmada_ui.celery.BULK_LANES), its tasks called with `bulk=True` so that each
+step queues the next on the bulk lane too; event-driven work stays ahead of it on the plain queues.
+"""
 
 from __future__ import annotations
 
@@ -19,9 +24,13 @@ SYNC_BATCH = 10
 ONCE = {"acks_late": True, "reject_on_worker_lost": True, "soft_time_limit": 300, "time_limit": 330}
 
 
-def after_commit(task, *args) -> None:
-    """Enqueue a task once the current transaction commits (at once outside one)."""
-    transaction.on_commit(lambda: task.delay(*args))
+def after_commit(task, *args, bulk: bool = False) -> None:
+    """Enqueue a task once the current transaction commits (at once outside one); bulk work on the
+    bulk lane of the task's queue, the task told so (what it queues goes there too)."""
+    if bulk:  # routed by karmada_ui.celery.route_task
+        transaction.on_commit(lambda: task.apply_async(args, {"bulk": True}))
+    else:
+        transaction.on_commit(lambda: task.delay(*args))
 
 
 @shared_task(name="scheduling.tasks.detect_template", **ONCE)
@@ -40,23 +49,23 @@ def detect_templates(template_ids: list[int]) -> None:
     queue_detected([binding.pk for binding in found if binding is not None])
 
 
-def queue_detected(binding_ids: list[int]) -> None:
+def queue_detected(binding_ids: list[int], bulk: bool = False) -> None:
     for start in range(0, len(binding_ids), DIRTY_BATCH):
-        after_commit(schedule_detected, binding_ids[start : start + DIRTY_BATCH])
+        after_commit(schedule_detected, binding_ids[start : start + DIRTY_BATCH], bulk=bulk)
 
 
 @shared_task(name="scheduling.tasks.schedule_detected", **ONCE)
-def schedule_detected(binding_ids: list[int]) -> None:
+def schedule_detected(binding_ids: list[int], bulk: bool = False) -> None:
     """schedule_binding for a batch of detected bindings (the clusters read once), then their sync
     whether or not the placement changed: a new template revision changes the Works alone."""
     scheduler.schedule_bindings(binding_ids)
-    queue_sync(binding_ids)
+    queue_sync(binding_ids, bulk)
 
 
 @shared_task(name="scheduling.tasks.detect_all", **ONCE)
 def detect_all() -> None:
-    """The detector over every template (a policy changed); the bindings scheduled in batches."""
-    queue_detected(reconciling.detect_all())
+    """The detector over every template (a policy changed); every binding re-planned, in bulk."""
+    queue_detected(reconciling.detect_all(), bulk=True)
 
 
 def mark_bindings(binding_ids) -> list[int]:
@@ -66,23 +75,23 @@ def mark_bindings(binding_ids) -> list[int]:
     return fresh
 
 
-def queue_sync(binding_ids: list[int]) -> None:
+def queue_sync(binding_ids: list[int], bulk: bool = False) -> None:
     """Queue the propagation of bindings in tasks of SYNC_BATCH."""
     for start in range(0, len(binding_ids), SYNC_BATCH):
-        after_commit(sync_bindings, binding_ids[start : start + SYNC_BATCH])
+        after_commit(sync_bindings, binding_ids[start : start + SYNC_BATCH], bulk=bulk)
 
 
-def queue_dirty(binding_ids: list[int]) -> None:
+def queue_dirty(binding_ids: list[int], bulk: bool = False) -> None:
     for start in range(0, len(binding_ids), DIRTY_BATCH):
-        after_commit(schedule_dirty_batch, binding_ids[start : start + DIRTY_BATCH])
+        after_commit(schedule_dirty_batch, binding_ids[start : start + DIRTY_BATCH], bulk=bulk)
 
 
 @shared_task(name="scheduling.tasks.schedule_dirty_batch", **ONCE)
-def schedule_dirty_batch(binding_ids: list[int]) -> None:
+def schedule_dirty_batch(binding_ids: list[int], bulk: bool = False) -> None:
     """One pass over dirty bindings: schedule each whose trigger holds, then propagate and aggregate it.
     A mark already taken by another pass means that pass saw this event: nothing left to do for it."""
     taken = scheduler.schedule_dirty(binding_ids)
-    queue_sync(taken)
+    queue_sync(taken, bulk)
 
 
 @shared_task(name="scheduling.tasks.schedule_dirty", **ONCE)
@@ -97,11 +106,11 @@ def schedule_binding(binding_id: int, force: str = "") -> None:
     after_commit(sync_binding, binding_id)
 
 
-def enqueue_works(work_ids: list[int]) -> None:
+def enqueue_works(work_ids: list[int], bulk: bool = False) -> None:
     """Queue applies in chunks (a binding's Works across its clusters go together: one task, calls in
     parallel, a bounded share of them per cluster)."""
     for start in range(0, len(work_ids), CHUNK):
-        after_commit(apply_works, work_ids[start : start + CHUNK])
+        after_commit(apply_works, work_ids[start : start + CHUNK], bulk=bulk)
 
 
 @shared_task(name="scheduling.tasks.sync_binding", **ONCE)
@@ -111,21 +120,29 @@ def sync_binding(binding_id: int) -> None:
 
 
 @shared_task(name="scheduling.tasks.sync_bindings", **ONCE)
-def sync_bindings(binding_ids: list[int]) -> None:
+def sync_bindings(binding_ids: list[int], bulk: bool = False) -> None:
     """Propagate a batch of bindings (a schedule pass's): their Works written, then applied in chunks."""
-    pending = propagation.sync_bindings(binding_ids)
-    enqueue_works([work_id for binding_id in binding_ids for work_id in pending.get(binding_id, [])])
-    # nothing to apply: aggregate now (e.g. a cluster left the targets)
-    propagation.aggregate_bindings({binding_id for binding_id, works in pending.items() if not works})
+    synced = propagation.sync_bindings(binding_ids)
+    pending = synced.pending
+    enqueue_works([work_id for binding_id in binding_ids for work_id in pending.get(binding_id, [])], bulk)
+    # nothing to apply: aggregate now (e.g. a cluster left the targets); a binding whose render key held
+    # changed nothing its status is aggregated from
+    propagation.aggregate_bindings(
+        {
+            binding_id
+            for binding_id, works in pending.items()
+            if not works and binding_id not in synced.unchanged
+        }
+    )
     for binding_id in rollouts.active_binding_ids(binding_ids=binding_ids):
         after_commit(advance_rollout, binding_id)  # a rollout started, or its members' status moved
 
 
 @shared_task(name="scheduling.tasks.apply_works", **ONCE)
-def apply_works(work_ids: list[int]) -> None:
+def apply_works(work_ids: list[int], bulk: bool = False) -> None:
     """Member calls; failures are recorded on the Works and the periodic reconcile tries them again."""
     result = dispatch.apply_works(work_ids)
-    enqueue_works(sorted(result.requeue))  # their desired state moved on while they were applied
+    enqueue_works(sorted(result.requeue), bulk)  # their desired state moved on while they were applied
     for binding_id in sorted(result.emptied_bindings):
         after_commit(sync_binding, binding_id)  # a deleted template finishes once its Works are gone
     for binding_id in rollouts.active_binding_ids(work_ids=work_ids):
@@ -133,10 +150,10 @@ def apply_works(work_ids: list[int]) -> None:
 
 
 @shared_task(name="scheduling.tasks.schedule_bindings", **ONCE)
-def schedule_bindings(binding_ids: list[int]) -> None:
+def schedule_bindings(binding_ids: list[int], bulk: bool = False) -> None:
     """The reconcile's schedule triggers in one task; bindings whose result changed are synced after."""
     changed = scheduler.schedule_bindings(binding_ids)
-    queue_sync(changed)
+    queue_sync(changed, bulk)
 
 
 @shared_task(name="scheduling.tasks.failover", **ONCE)
@@ -148,13 +165,14 @@ def failover() -> None:
 @shared_task(name="scheduling.tasks.reconcile", **ONCE)
 def reconcile() -> None:
     """The slow level-triggered safety net: re-drive whatever a lost task, a dead worker or a missed
-    watch event left behind (the watcher and the dirty-binding queue do the work as it happens)."""
+    watch event left behind (the watcher and the dirty-binding queue do the work as it happens), in
+    bulk; what its failover pass changed is marked as the failover task's is (event-driven)."""
     plan = reconciling.reconcile()
     mark_bindings(plan.dirty)
-    queue_dirty(plan.redrive)
+    queue_dirty(plan.redrive, bulk=True)
     if plan.schedule:
-        after_commit(schedule_bindings, plan.schedule)
-    enqueue_works(plan.apply)
+        after_commit(schedule_bindings, plan.schedule, bulk=True)
+    enqueue_works(plan.apply, bulk=True)
     after_commit(advance_rollouts)  # the pass collected every member's status
 
 

@@ -277,16 +277,27 @@ class RebalancedSerializer(serializers.Serializer):
 # ------------------------------------------------------------------------------------------ policies
 
 
-class PolicySerializer(serializers.Serializer):
-    """A propagation policy as Karmada YAML (as JSON), with the workloads it claims."""
+class PolicyRowSerializer(CamelCaseSerializer):
+    """A propagation policy as Karmada YAML (as JSON), with how many workloads it claims and where to
+    list them: a policy can claim thousands, so a page of policies never names them."""
 
     id = serializers.IntegerField(source="pk")
     document = serializers.SerializerMethodField()
-    workloads = serializers.SerializerMethodField()
+    workload_count = serializers.IntegerField(source="claimed", help_text="how many workloads it claims")
+    workloads_url = serializers.SerializerMethodField(help_text="the workload list filtered to this policy")
 
     @extend_schema_field(serializers.JSONField(help_text="the policy as Karmada YAML, as JSON"))
     def get_document(self, policy: Any) -> dict[str, Any]:
         return propagation_policy_document(policy)
+
+    def get_workloads_url(self, policy: Any) -> str:
+        return f"/api/v1/workloads/?policy={policy.pk}"
+
+
+class PolicySerializer(PolicyRowSerializer):
+    """One propagation policy as Karmada YAML (as JSON), with every workload it claims."""
+
+    workloads = serializers.SerializerMethodField()
 
     @extend_schema_field(WorkloadRefSerializer(many=True))
     def get_workloads(self, policy: Any) -> list[dict[str, Any]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Count, Prefetch, QuerySet
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -25,6 +25,7 @@ from scheduling.api.serializers import (
     ApplyRequestSerializer,
     ApplyResultSerializer,
     AuditEntrySerializer,
+    PolicyRowSerializer,
     PolicySerializer,
     PreviewRequestSerializer,
     PreviewSerializer,
@@ -46,6 +47,9 @@ NO_BODY = 'send YAML as the body, or JSON {"yaml": "..."}'
 APPLY_ERROR = OpenApiResponse(
     ErrorSerializer, description="the document (its index), the field and the reason; nothing was saved"
 )
+
+# the largest id PostgreSQL's bigint holds
+LARGEST_ID = 2**63 - 1
 
 
 class YAMLTextParser(BaseParser):
@@ -93,7 +97,10 @@ class ExportView(APIView):
 
 
 @extend_schema(
-    parameters=[OpenApiParameter("q", str, description="filter by name, kind=, namespace=, policy=")]
+    parameters=[
+        OpenApiParameter("q", str, description="filter by name, kind=, namespace=, policy="),
+        OpenApiParameter("policy", int, description="only the workloads this policy (by id) claims"),
+    ]
 )
 class WorkloadListView(generics.ListAPIView):
     """Every resource template with its policy and its binding's counts (clusters applied and healthy,
@@ -105,6 +112,13 @@ class WorkloadListView(generics.ListAPIView):
         templates = summaries.filter_workloads(
             summaries.templates_with_bindings(), self.request.query_params.get("q", "")
         )
+        policies = self.request.query_params.getlist("policy")
+        if policies:
+            if len(policies) > 1 or not policies[0].isdigit():
+                raise FieldError("policy", "must be the id of one propagation policy, a whole number")
+            # an id past the database's bigint matches no policy rather than failing the query
+            wanted = int(policies[0])
+            templates = templates.filter(policy_id=wanted) if wanted <= LARGEST_ID else templates.none()
         return templates.order_by("namespace", "name", "kind")
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -256,19 +270,21 @@ CLAIMED = Prefetch(
 
 
 class PolicyListView(generics.ListAPIView):
-    """Propagation policies with the workloads each claims."""
+    """Propagation policies with how many workloads each claims (listed by `/api/v1/workloads/?policy=`)."""
 
-    serializer_class = PolicySerializer
+    serializer_class = PolicyRowSerializer
 
     def get_queryset(self) -> QuerySet[PropagationPolicy]:
-        return PropagationPolicy.objects.prefetch_related(CLAIMED).order_by("kind", "namespace", "name")
+        return PropagationPolicy.objects.annotate(claimed=Count("templates")).order_by(
+            "kind", "namespace", "name"
+        )
 
 
 class PolicyDetailView(generics.RetrieveAPIView):
-    """One propagation policy as Karmada YAML (as JSON) with the workloads it claims."""
+    """One propagation policy as Karmada YAML (as JSON) with every workload it claims."""
 
     serializer_class = PolicySerializer
-    queryset = PropagationPolicy.objects.prefetch_related(CLAIMED)
+    queryset = PropagationPolicy.objects.annotate(claimed=Count("templates")).prefetch_related(CLAIMED)
 
 
 class PolicyRebalanceView(APIView):

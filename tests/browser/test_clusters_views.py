@@ -120,6 +120,8 @@ def test_the_health_panel_lists_its_workloads_and_filters_them_as_you_type(
     page.clock.install()
     page.goto(f"{live_server.url}/clusters/c/beijing/")
     page.wait_for_function("() => document.querySelectorAll('[data-plotly][data-drawn=true]').length === 4")
+    # The workloads section is fetched by htmx once the page has loaded: wait for it, not the charts.
+    page.wait_for_selector("[data-testid=placements-summary]")
     rows = page.locator("[data-testid=placements] tbody tr")
     assert rows.count() == 2
     assert (

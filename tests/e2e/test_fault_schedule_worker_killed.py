@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from karmada_ui.celery import WORKER_QUEUES
 from tests.support.fault_stack import fault_stack, kill_group, redis_db
 
 WORKLOADS = 60
@@ -21,8 +22,8 @@ DEADLINE_S = 60
 def test_a_schedule_worker_killed_mid_schedule_loses_and_duplicates_nothing(tmp_path):
     with fault_stack(tmp_path, redis_db(os.environ["REDIS_URL"], 13)) as stack:
         # Scheduling has a worker of its own, so killing it stops scheduling and nothing else.
-        scheduler = stack.start_worker("schedule-1", queues="schedule", beat=False)
-        stack.start_worker("propagate", queues="propagate,health,celery")
+        scheduler = stack.start_worker("schedule-1", queues=WORKER_QUEUES["schedule"], beat=False)
+        stack.start_worker("propagate", queues=f"{WORKER_QUEUES['propagate']},health,celery")
         stack.apply(WORKLOADS)
         started = time.monotonic()
         scheduled = "SELECT count(*) FROM scheduling_resourcebinding WHERE last_scheduled_time IS NOT NULL"
@@ -32,5 +33,5 @@ def test_a_schedule_worker_killed_mid_schedule_loses_and_duplicates_nothing(tmp_
         kill_group(scheduler, signal.SIGKILL)  # the worker and its pool die mid-schedule, unacknowledged
         at_kill = stack.db.one(scheduled)[0]
         assert at_kill < WORKLOADS, "killed too late to prove anything"
-        stack.start_worker("schedule-2", queues="schedule", beat=False)
+        stack.start_worker("schedule-2", queues=WORKER_QUEUES["schedule"], beat=False)
         stack.settle(WORKLOADS, started, DEADLINE_S)

@@ -313,6 +313,24 @@ def test_every_compose_service_runs_outside_docker_against_postgresql_and_redis(
                 ],
                 deadline + 90,
             )
+            # A policy change re-plans every binding on the bulk lane, which the propagate worker serves.
+            relabelled = APPLY.replace(
+                "name: shop, namespace: default}\nspec:\n  resourceSelectors",
+                "name: shop, namespace: default, labels: {revision: '2'}}\nspec:\n  resourceSelectors",
+            )
+            assert relabelled != APPLY
+            changed = api.post(
+                f"{base}/api/v1/apply/",
+                data=relabelled,
+                headers={"Content-Type": "application/yaml"},
+                timeout=30,
+            )
+            assert changed.status_code == 200, changed.text
+            wait_for(
+                "the policy change's re-plan on the propagate worker",
+                lambda: ran(stack.logs().get("worker-propagate", ""), "scheduling.tasks.detect_all"),
+                deadline + 90,
+            )
             # Beat sends the periodic tasks and the default queue's worker runs the alert evaluation.
             wait_for(
                 "beat's alert evaluation to run on the default worker",
@@ -345,6 +363,7 @@ def test_every_compose_service_runs_outside_docker_against_postgresql_and_redis(
                 "clusters.tasks.collect_cluster_task",
                 "scheduling.tasks.schedule_detected",
                 "scheduling.tasks.apply_works",
+                "scheduling.tasks.detect_all",
                 "observability.tasks.evaluate_alerts",
             )
         }
@@ -352,6 +371,7 @@ def test_every_compose_service_runs_outside_docker_against_postgresql_and_redis(
             "clusters.tasks.collect_cluster_task": ["worker-health"],
             "scheduling.tasks.schedule_detected": ["worker-schedule"],
             "scheduling.tasks.apply_works": ["worker-propagate"],
+            "scheduling.tasks.detect_all": ["worker-propagate"],
             "observability.tasks.evaluate_alerts": ["worker-default"],
         }
         for name, text in logs.items():

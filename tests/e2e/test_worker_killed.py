@@ -16,7 +16,7 @@ import pytest
 from clusters.k8s import ClusterConnection, objects
 from membersim import ClusterSpec, Simulator
 from scheduling.karmada import names
-from tests.support.fault_stack import CLUSTERS, REGISTER, kill_group, redis_db, workloads_yaml
+from tests.support.fault_stack import ALL_QUEUES, CLUSTERS, REGISTER, kill_group, redis_db, workloads_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKLOADS = 200
@@ -30,7 +30,7 @@ def member_deployments(sim: Simulator, cluster: str) -> list[dict]:
 
 def start_worker(env: dict[str, str], tmp: Path, log: str) -> subprocess.Popen:
     argv = [sys.executable, "-m", "celery", "-A", "karmada_ui", "worker", "-B", "-s", str(tmp / "beat")]
-    argv += ["-Q", "schedule,propagate,health,celery", "-c", "2", "--without-gossip", "--without-mingle"]
+    argv += ["-Q", ALL_QUEUES, "-c", "2", "--without-gossip", "--without-mingle"]
     argv += ["-l", "WARNING"]
     with open(tmp / log, "w") as out:
         return subprocess.Popen(

@@ -118,6 +118,8 @@ API_CASES = {
     "a negative page size": ("get", "/api/v1/workloads/?limit=-5", None, "limit"),
     "an empty page size": ("get", "/api/v1/audit/?limit=", None, "limit"),
     "an offset given twice": ("get", "/api/v1/policies/?offset=1&offset=2", None, "offset"),
+    "a policy filter that is not an id": ("get", "/api/v1/workloads/?policy=web", None, "policy"),
+    "a policy filter given twice": ("get", "/api/v1/workloads/?policy=1&policy=2", None, "policy"),
     "an unknown sort": ("get", "/api/v1/clusters/?sort=shoe-size", None, "sort"),
     "a bad selector": ("get", "/api/v1/clusters/?selector=env%3D%3D%3Dprod", None, "selector"),
     "a join with a garbage kubeconfig": (
@@ -489,3 +491,8 @@ def test_rebalancing_a_workload_that_does_not_exist_is_not_found(browser_as, ope
 def test_the_failure_drill_refuses_an_unknown_cluster_or_condition(browser_as, viewer, beijing, query):
     response = browser_as(viewer).get("/drill/" + query)
     assert response.status_code == 400
+
+
+def test_a_policy_filter_past_the_largest_id_lists_no_workload(api_as, admin_user):
+    answer = api_as(admin_user).get("/api/v1/workloads/?policy=99999999999999999999999")
+    assert answer.status_code == 200 and answer.json()["count"] == 0

@@ -6,6 +6,7 @@ the producer is still writing, and the worker dies on the JSON error.)
 
 import os
 import threading
+import time
 
 import pytest
 from kombu import Connection
@@ -66,3 +67,23 @@ def test_a_consumer_polling_while_a_producer_writes_reads_every_message_whole(op
     consumer.join(timeout=60)
     assert errors == []
     assert sorted(received) == list(range(MESSAGES))
+
+
+def test_a_consumer_takes_its_queues_in_order_the_bulk_lane_only_once_the_first_is_empty(options):
+    from kombu import Consumer, Queue
+
+    received = []
+    with connect(options) as connection:
+        producer = connection.Producer()
+        queues = [Queue(name, routing_key=name) for name in ("propagate", "propagate-bulk")]
+        for queue in queues:
+            queue(connection.default_channel).declare()
+        for number in range(2):
+            producer.publish({"n": f"bulk-{number}"}, routing_key="propagate-bulk")
+            producer.publish({"n": f"event-{number}"}, routing_key="propagate")
+            time.sleep(0.002)  # names order by the millisecond, then at random
+        with Consumer(connection, queues=queues, callbacks=[lambda body, m: received.append(body["n"])]):
+            for _ in range(4):
+                connection.drain_events(timeout=5)
+    # taking turns would have read bulk-0 second, right after the first queue was served
+    assert received == ["event-0", "event-1", "bulk-0", "bulk-1"]

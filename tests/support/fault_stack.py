@@ -20,13 +20,14 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 
 from clusters.k8s import ClusterConnection, KubeError, objects
+from karmada_ui.celery import ONE_WORKER_QUEUES
 from membersim import ClusterSpec, Simulator
 from scheduling.karmada import names
 
 ROOT = Path(__file__).resolve().parents[2]
 CLUSTERS = ("east", "west")
 NAMESPACE = "load"
-ALL_QUEUES = "schedule,propagate,health,celery"
+ALL_QUEUES = ONE_WORKER_QUEUES
 
 REGISTER = """
 import json, os
@@ -117,6 +118,14 @@ class Database:
         with psycopg.connect(self._dsn("postgres"), autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
+    def rows(self, sql: str) -> list[tuple[Any, ...]]:
+        """Every row of a read-only query."""
+        if self.postgres:
+            with psycopg.connect(self._dsn(), autocommit=True) as db:
+                return [tuple(row) for row in db.execute(sql).fetchall()]
+        with sqlite3.connect(urlsplit(self.url).path) as lite:
+            return [tuple(row) for row in lite.execute(sql).fetchall()]
+
     def one(self, sql: str) -> tuple[Any, ...]:
         """The first row of a read-only query."""
         if self.postgres:
@@ -143,17 +152,35 @@ class Stack:
         kwargs.setdefault("check", True)
         return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=self.env, **kwargs)
 
-    def start_worker(self, log: str, queues: str = ALL_QUEUES, beat: bool = True) -> subprocess.Popen:
+    def start_worker(
+        self, log: str, queues: str = ALL_QUEUES, beat: bool = True, concurrency: int = 2
+    ) -> subprocess.Popen:
         argv = [sys.executable, "-m", "celery", "-A", "karmada_ui", "worker", "-n", f"{log}@%h"]
         if beat:
             argv += ["-B", "-s", str(self.tmp / "beat")]
-        argv += ["-Q", queues, "-c", "2", "--without-gossip", "--without-mingle", "-l", "WARNING"]
+        argv += [
+            "-Q",
+            queues,
+            "-c",
+            str(concurrency),
+            "--without-gossip",
+            "--without-mingle",
+            "-l",
+            "WARNING",
+        ]
+        return self.start(log, argv)
+
+    def start_watcher(self) -> subprocess.Popen:
+        """The member watcher (`manage.py watch_members`), stopped with the workers."""
+        return self.start("watcher", [sys.executable, "manage.py", "watch_members"])
+
+    def start(self, log: str, argv: list[str]) -> subprocess.Popen:
         with open(self.tmp / f"{log}.log", "w") as out:
-            worker = subprocess.Popen(
+            process = subprocess.Popen(
                 argv, cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
             )
-        self.workers.append(worker)
-        return worker
+        self.workers.append(process)
+        return process
 
     def apply(self, count: int) -> None:
         path = self.tmp / "workloads.yaml"

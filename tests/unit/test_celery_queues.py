@@ -1,6 +1,7 @@
-"""Each task is routed to exactly one queue: the routing keys of the queues never overlap."""
+"""Each task is routed to exactly one queue: the routing keys of the queues never overlap, and bulk work
+goes to the bulk lane of its queue."""
 
-from karmada_ui.celery import QUEUES, app
+from karmada_ui.celery import BULK_LANES, ONE_WORKER_QUEUES, QUEUES, WORKER_QUEUES, app
 
 
 def test_every_queue_has_its_own_exchange_and_routing_key():
@@ -17,3 +18,29 @@ def test_tasks_are_routed_by_module_to_the_right_queue():
     assert router.route({}, "clusters.tasks.collect_cluster")["queue"].name == "health"
     assert router.route({}, "scheduling.tasks.schedule_binding")["queue"].name == "schedule"
     assert router.route({}, "scheduling.tasks.apply_work")["queue"].name == "propagate"
+
+
+def test_a_task_called_in_bulk_goes_to_the_bulk_lane_of_its_queue():
+    router = app.amqp.router
+
+    def queue(name: str, **kwargs) -> str:
+        return router.route({}, name, (), kwargs)["queue"].name
+
+    assert queue("scheduling.tasks.schedule_detected", bulk=True) == "schedule-bulk"
+    assert queue("scheduling.tasks.sync_bindings", bulk=True) == "propagate-bulk"
+    assert queue("scheduling.tasks.apply_works", bulk=True) == "propagate-bulk"
+    assert queue("scheduling.tasks.apply_works", bulk=False) == "propagate"
+    assert queue("scheduling.tasks.schedule_detected") == "schedule"
+    # the safety net and a policy change's re-detection of every template are bulk from the start
+    assert queue("scheduling.tasks.reconcile") == "propagate-bulk"
+    assert queue("scheduling.tasks.detect_all") == "propagate-bulk"
+    assert queue("scheduling.tasks.detect_templates") == "propagate"
+    assert queue("clusters.tasks.collect_cluster", bulk=True) == "health"  # no bulk lane
+
+
+def test_workers_take_their_event_driven_queue_before_its_bulk_lane():
+    for queue, lane in BULK_LANES.items():
+        assert WORKER_QUEUES[queue].split(",") == [queue, lane]
+    one = ONE_WORKER_QUEUES.split(",")
+    assert set(one) == {*QUEUES, "celery"}
+    assert max(one.index(q) for q in BULK_LANES) < min(one.index(lane) for lane in BULK_LANES.values())
