@@ -598,7 +598,7 @@ class Replan:
             self.revision += 1
             apply_yaml(policy_yaml(self.namespace, self.fleet, self.revision))
             started = time.monotonic()
-            while engine_queued(self.broker) < 3 and time.monotonic() - started < 30:
+            while engine_queued(self.broker) < 3 and time.monotonic() - started < 5:
                 time.sleep(0.01)  # detect_all has fanned out into schedule and sync tasks
         self.queued_at_start.append(engine_queued(self.broker))
 
