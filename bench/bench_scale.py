@@ -22,7 +22,7 @@ that the same reading holds):
   measures the 1,000-cluster probe cycle and NotReady latency on its own, in the same `make bench`).
 
 python bench/bench_scale.py [--clusters 100] [--workloads 1000] [--wide-clusters 1000]
-                            [--wide-workloads 10] [--database NAME]
+                            [--wide-workloads 10] [--database NAME] [--no-inventory]
 Needs PostgreSQL (DATABASE_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres: the
 benchmark creates and drops its own database) and Redis (BENCH_REDIS_URL, default db 12 on
 127.0.0.1:6379, flushed at start).
@@ -77,6 +77,11 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--wide-workloads", type=int, default=10)
     parser.add_argument("--database", default="bench_scale")
     parser.add_argument("--samples", type=int, default=20, help="workloads timed apply → running")
+    parser.add_argument(
+        "--no-inventory",
+        action="store_true",
+        help="the watcher keeps no nodes and pods: health lists them every probe (the comparison)",
+    )
     options = parser.parse_args()
     if min(options.clusters, options.workloads, options.samples) <= 0 or options.wide_clusters < 0:
         parser.error("--clusters, --workloads and --samples must be positive")
@@ -714,7 +719,8 @@ def main() -> int:
                 str(TMP / "beat-schedule"),
             ],
         )
-        stack.start("watcher", [sys.executable, "manage.py", "watch_members"])
+        watcher = [sys.executable, "manage.py", "watch_members"]
+        stack.start("watcher", watcher + (["--no-inventory"] if OPTIONS.no_inventory else []))
         port = free_port()
         web = f"http://127.0.0.1:{port}"
         stack.start(
@@ -741,7 +747,17 @@ def main() -> int:
         tenth = max(1, OPTIONS.workloads * OPTIONS.clusters // 10)
         raw = raw_client_rate(conns, "bench-raw", tenth)
         names = [f"app-{i:05d}" for i in range(OPTIONS.workloads)]
+        spent = {name: cpu_seconds(process.pid) for name, process in stack.processes.items()}
         seeding = seed("bench", "main", names, OPTIONS.clusters, stack, timeout=3600)
+        spent = {name: cpu_seconds(stack.processes[name].pid) - spent[name] for name in spent}
+        print(
+            "  CPU over the seeding: "
+            + ", ".join(
+                f"{name} {seconds:.0f} s" for name, seconds in sorted(spent.items(), key=lambda kv: -kv[1])
+            )
+            + f"; membersim {spent[f'membersim-{OPTIONS.clusters}'] * 1000 / seeding.total:.2f} ms per Work",
+            flush=True,
+        )
         first, last = seeding.rate(0.0, 0.1), seeding.rate(0.9, 1.0)
         whole = seeding.total / seeding.seconds_to(1.0)
         print(
@@ -780,11 +796,12 @@ def main() -> int:
 
         settled = quiet()  # the re-plan's syncs finish before the quiet minute
         print(f"  quiet after the re-plan in {settled:.0f} s")
-        idle = idle_cpu(stack, ["schedule", "propagate", "default", "watcher", "health", "beat"], 60)
+        beside = ["health", "beat", f"membersim-{OPTIONS.clusters}"]
+        idle = idle_cpu(stack, ["schedule", "propagate", "default", "watcher", *beside], 60)
         engine = idle["schedule"] + idle["propagate"] + idle["default"] + idle["watcher"]
         detail = ", ".join(f"{k} {v:.1f}" for k, v in idle.items())
         ok &= line(
-            f"CPU s/min when idle at {seeding.total} Works ({detail}; health is beside)",
+            f"CPU s/min when idle at {seeding.total} Works ({detail}; health, beat and membersim are beside)",
             f"{engine:.1f}",
             "idle_cpu_s_per_min",
             engine,
@@ -885,11 +902,14 @@ def main() -> int:
 def record(rows: list[str], ok: bool) -> None:
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     verdict = "Within every target." if ok else "Outside a target."
+    inventory = ""
+    if OPTIONS.no_inventory:
+        inventory = " The watcher keeps no node and pod inventory (--no-inventory)."
     head = (
         f"\n## bench_scale — {stamp}\n\nMachine: {machine()}; PostgreSQL, Redis, membersim in one process "
         f"(single port), workers as docker-compose.yml starts them. {OPTIONS.clusters} clusters x "
         f"{OPTIONS.workloads} Duplicated workloads; load average {LOAD_AT_START:.1f} at the start, "
-        f"{os.getloadavg()[0]:.1f} at the end. {verdict}\n\n"
+        f"{os.getloadavg()[0]:.1f} at the end.{inventory} {verdict}\n\n"
     )
     with RESULTS.open("a") as out:
         out.write(head + "\n".join(rows) + "\n")

@@ -21,8 +21,10 @@ from django.utils import timezone
 from clusters import health, k8s, signals
 from clusters.credentials import CredentialsUnreadable
 from clusters.editing import update_spec
+from clusters.inventory_watch import fresh_inventory
 from clusters.k8s import Resources
 from clusters.models import Cluster, ClusterEvent, ClusterSample
+from clusters.resource_summary import PodTotals
 from kubesyntax.resources import format_resource
 from metrics.recording import observe as record_metric
 from metrics.recording import together as record_metrics_together
@@ -103,6 +105,7 @@ class Collected:
     probe: k8s.HealthProbe
     transitioned: bool = False
     errors: list[str] = field(default_factory=list)
+    watched: bool = False  # nodes and pods came from the watcher's inventory, not a listing
 
 
 def state_of(cluster: Cluster) -> health.HealthState:
@@ -165,7 +168,7 @@ def collect_clusters(cluster_ids: list[int], clock: Clock | None = None) -> dict
     done: dict[int, Collected] = {}
     samples: list[ClusterSample] = []
     try:
-        clusters = list(Cluster.objects.filter(pk__in=taken))
+        clusters = list(Cluster.objects.filter(pk__in=taken).select_related("inventory"))
         # Both probe metrics of every collection leave in one write at the end, not one each.
         with record_metrics_together():
             for cluster, looked in _looks(clusters, clock):
@@ -217,6 +220,7 @@ class _Looked:
     now: datetime
     status_fields: dict[str, Any]
     errors: list[str]
+    watched: bool = False
 
 
 def _look(cluster: Cluster, clock: Clock) -> _Looked:
@@ -251,9 +255,10 @@ def _look(cluster: Cluster, clock: Clock) -> _Looked:
     now = clock.now()
     status_fields: dict[str, Any] = {}
     errors: list[str] = []
+    watched = False
     if probe.ok and conn is not None:
-        status_fields, errors = _read_status(cluster, conn, now)
-    return _Looked(before, state, probe, first_probe, sync_started, now, status_fields, errors)
+        status_fields, errors, watched = _read_status(cluster, conn, now)
+    return _Looked(before, state, probe, first_probe, sync_started, now, status_fields, errors, watched)
 
 
 def _finish(cluster: Cluster, looked: _Looked) -> tuple[Collected, ClusterSample | None]:
@@ -271,6 +276,7 @@ def _finish(cluster: Cluster, looked: _Looked) -> tuple[Collected, ClusterSample
         probe=probe,
         transitioned=transitioned,
         errors=looked.errors,
+        watched=looked.watched,
     )
     sample = _save(cluster, state, probe, looked.status_fields, looked.now, transitioned)
     if transitioned:
@@ -287,18 +293,22 @@ def _observation(probe: k8s.HealthProbe, conn_error: str) -> health.Observation:
 
 def _read_status(
     cluster: Cluster, conn: k8s.ClusterConnection, now: datetime
-) -> tuple[dict[str, Any], list[str]]:
-    """Read nodes, pods and metrics in parallel (version, discovery and CIDRs every few minutes).
+) -> tuple[dict[str, Any], list[str], bool]:
+    """Read metrics, and nodes and pods unless the watcher holds them fresh, in parallel (version,
+    discovery and CIDRs every few minutes).
 
     The version changes only with an upgrade, so it goes with discovery: one call fewer per cluster
     and cycle, which at a thousand clusters is a thousand requests every interval.
     """
     timeout = settings.HEALTH_CALL_TIMEOUT
-    calls: dict[str, Callable[[], Any]] = {
-        "nodes": lambda: k8s.list_nodes(conn, timeout),
-        "pods": lambda: k8s.list_pods(conn, timeout),
-        "metrics": lambda: k8s.list_node_metrics(conn, timeout),
-    }
+    calls: dict[str, Callable[[], Any]] = {"metrics": lambda: k8s.list_node_metrics(conn, timeout)}
+    results: dict[str, Any] = {}
+    watched = fresh_inventory(cluster, now)
+    if watched is not None:  # the watcher's list+watch caches: no listing of every pod each cycle
+        results["nodes"], results["pods"] = watched
+    else:
+        calls["nodes"] = lambda: k8s.list_nodes(conn, timeout)
+        calls["pods"] = lambda: PodTotals.of(k8s.list_pods(conn, timeout))
     discovery_due = cluster.discovery_at is None or now - cluster.discovery_at >= discovery_period(cluster.pk)
     if discovery_due:
         calls["version"] = lambda: k8s.get_version(conn, timeout)
@@ -306,7 +316,6 @@ def _read_status(
         calls["service_cidrs"] = lambda: k8s.list_service_cidrs(conn, timeout)
     pool = _executor()
     futures = {name: pool.submit(call) for name, call in calls.items()}
-    results: dict[str, Any] = {}
     errors: list[str] = []
     for name, future in futures.items():
         try:
@@ -316,7 +325,7 @@ def _read_status(
             results[name] = None  # e.g. no metrics server
         except Exception as exc:  # one failed read must not lose the others
             errors.append(f"{name}: {getattr(exc, 'message', None) or exc}")
-    return _status_fields(cluster, results, now), errors
+    return _status_fields(cluster, results, now), errors, watched is not None
 
 
 def discovery_period(cluster_id: int) -> timedelta:
@@ -347,10 +356,9 @@ def _status_fields(cluster: Cluster, results: dict[str, Any], now: datetime) -> 
         summary = dict(status.get("resourceSummary") or {})
         summary["allocatable"] = _resource_list(allocatable)
         status["resourceSummary"] = summary
-    pods = results.get("pods")
+    pods: PodTotals | None = results.get("pods")
     if pods is not None:
-        allocated = sum((p.requests for p in pods if p.node_name), Resources())
-        allocating = sum((p.requests for p in pods if not p.node_name), Resources())
+        allocated, allocating = pods.allocated, pods.unbound
         summary = dict(status.get("resourceSummary") or {})
         summary["allocated"] = _resource_list(allocated)
         summary["allocating"] = _resource_list(allocating)
@@ -387,12 +395,9 @@ def _status_fields(cluster: Cluster, results: dict[str, Any], now: datetime) -> 
     return fields
 
 
-def node_list(nodes: list[k8s.NodeInfo], pods: list[k8s.PodInfo]) -> list[dict[str, Any]]:
+def node_list(nodes: list[k8s.NodeInfo], pods: PodTotals) -> list[dict[str, Any]]:
     """karmada-ui's `status.nodes`: each node with what its bound pods request, for the node estimator."""
-    requested: dict[str, Resources] = {}
-    for pod in pods:
-        if pod.node_name:
-            requested[pod.node_name] = requested.get(pod.node_name, Resources()) + pod.requests
+    requested = pods.by_node
     return [
         {
             "name": node.name,

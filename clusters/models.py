@@ -187,6 +187,26 @@ class ClusterSample(models.Model):
         return f"{self.cluster_id}@{self.at.isoformat()}/{self.resolution}"
 
 
+class ClusterInventory(models.Model):
+    """A cluster's nodes and pod requests as the member watcher's list+watch caches hold them.
+
+    The health collection takes them instead of listing while `confirmed_at` is recent: the watcher
+    moves it only while both caches are synced and their watches alive, so a stale inventory is never
+    read (the collection lists directly instead).
+    """
+
+    cluster = models.OneToOneField(
+        Cluster, on_delete=models.CASCADE, primary_key=True, related_name="inventory"
+    )
+    nodes = models.JSONField(default=list)
+    pods = models.JSONField(default=dict)  # PodTotals.as_json()
+    changed_at = models.DateTimeField(null=True)
+    confirmed_at = models.DateTimeField(null=True)
+
+    def __str__(self) -> str:
+        return f"inventory of {self.cluster_id}"
+
+
 class ClusterEvent(models.Model):
     """Something that happened to a cluster: Ready transitions, automatic taints, joins, label edits."""
 

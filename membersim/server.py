@@ -28,6 +28,7 @@ HEALTH_PATHS = {"/healthz", "/readyz", "/livez"}
 PUBLIC_PATHS = {"/version", "/version/", *HEALTH_PATHS}
 DEFAULT_WATCH_SECONDS = 1800.0
 BOOKMARK_EVERY = 5.0
+INITIAL_BATCH = 256  # initial ADDED events per write of a watch from resourceVersion 0
 WRITE_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
 
 
@@ -165,6 +166,14 @@ class Handler(BaseHTTPRequestHandler):
 
     def _json(self, code: int, obj: Any, content_type: str = "application/json") -> None:
         self._send(code, json.dumps(obj, separators=(",", ":")).encode(), content_type)
+
+    def _stored(self, code: int, obj: dict[str, Any], sub: str = "") -> None:
+        """An object as written or read, its JSON from the shared cache: the watch events that follow a
+        write send the same encoding. A Scale is made for the answer, so it is encoded on its own."""
+        if sub == "scale":
+            self._json(code, obj)
+        else:
+            self._send(code, encoding.encode(obj))
 
     def _error(self, error: errors.ApiError) -> None:
         headers = {"WWW-Authenticate": 'Bearer realm="membersim"'} if error.code == 401 else None
@@ -432,12 +441,14 @@ class Handler(BaseHTTPRequestHandler):
                 raise errors.method_not_allowed(method)
             if resource.namespaced and namespace is None:
                 raise errors.path_not_found()
-            self._json(201, api.create(cluster, resource, ns, api.parse_body(raw, content_type), query))
+            self._stored(201, api.create(cluster, resource, ns, api.parse_body(raw, content_type), query))
         elif method == "PUT":
             if name is None:
                 raise errors.method_not_allowed(method)
-            self._json(
-                200, api.replace(cluster, resource, ns, name, sub, api.parse_body(raw, content_type), query)
+            self._stored(
+                200,
+                api.replace(cluster, resource, ns, name, sub, api.parse_body(raw, content_type), query),
+                sub,
             )
         elif method == "PATCH":
             if name is None:
@@ -445,7 +456,7 @@ class Handler(BaseHTTPRequestHandler):
             code, obj = api.patch(
                 cluster, resource, ns, name, sub, raw, self.headers.get("Content-Type") or "", query
             )
-            self._json(code, obj)
+            self._stored(code, obj, sub)
         elif name is None:
             self._json(
                 200,
@@ -508,7 +519,7 @@ class Handler(BaseHTTPRequestHandler):
                 ),
             )
             return
-        self._json(200, obj)
+        self._stored(200, obj, sub)
 
     # ------------------------------------------------------------ logs
 
@@ -601,7 +612,9 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         first = [True]
 
-        def emit(kind: str, obj: dict[str, Any]) -> None:
+        def chunk(kind: str, obj: dict[str, Any]) -> bytes:
+            """One event as a chunk of the response; the object's JSON comes from the shared cache,
+            so a change sent to many watches is encoded once."""
             if as_table and kind in ("ADDED", "MODIFIED", "DELETED"):
                 obj = tables.table(
                     resource,
@@ -615,24 +628,33 @@ class Handler(BaseHTTPRequestHandler):
                 data = json.dumps({"type": kind, "object": obj}, separators=(",", ":")).encode() + b"\n"
             else:
                 data = encoding.encode_event(kind, obj) + b"\n"
-            self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-            self.wfile.flush()
+            return b"%x\r\n%b\r\n" % (len(data), data)
+
+        def emit(*events: tuple[str, dict[str, Any]]) -> None:
+            """Send events in one write: what a wake-up found, or a batch of the initial objects."""
+            if events:
+                self.wfile.write(b"".join(chunk(kind, obj) for kind, obj in events))
+                self.wfile.flush()
 
         try:
             if expired:
                 emit(
-                    "ERROR",
-                    errors.gone(
-                        f"too old resource version: {start} ({store.compacted_for(resource) + 1})"
-                    ).status(),
+                    (
+                        "ERROR",
+                        errors.gone(
+                            f"too old resource version: {start} ({store.compacted_for(resource) + 1})"
+                        ).status(),
+                    )
                 )
                 return
-            for obj in initial:
-                emit("ADDED", obj)
+            for begin in range(0, len(initial), INITIAL_BATCH):
+                emit(*(("ADDED", obj) for obj in initial[begin : begin + INITIAL_BATCH]))
             if initial_events and bookmarks:
                 # The watch-list protocol: a bookmark marks the end of the initial state.
                 end = {"resourceVersion": str(last), "annotations": {"k8s.io/initial-events-end": "true"}}
-                emit("BOOKMARK", {"kind": resource.kind, "apiVersion": resource.api_version, "metadata": end})
+                emit(
+                    ("BOOKMARK", {"kind": resource.kind, "apiVersion": resource.api_version, "metadata": end})
+                )
             self._stream(cluster, resource, matches, last, timeout, bookmarks, emit)
         finally:
             try:
@@ -676,29 +698,29 @@ class Handler(BaseHTTPRequestHandler):
                 return
             if changes is None:
                 emit(
-                    "ERROR",
-                    errors.gone(
-                        f"too old resource version: {last} ({store.compacted_for(resource) + 1})"
-                    ).status(),
+                    (
+                        "ERROR",
+                        errors.gone(
+                            f"too old resource version: {last} ({store.compacted_for(resource) + 1})"
+                        ).status(),
+                    )
                 )
                 return
-            for change in changes:
-                event = _event_for(change, resource, matches)
-                if event:
-                    emit(*event)
-                    last_sent = time.monotonic()
+            events = [event for change in changes if (event := _event_for(change, resource, matches))]
+            emit(*events)
+            if events:
+                last_sent = time.monotonic()
             last = current
             if bookmarks and time.monotonic() - last_sent >= BOOKMARK_EVERY:
-                emit(
-                    "BOOKMARK",
-                    {
-                        "kind": resource.kind,
-                        "apiVersion": resource.api_version,
-                        "metadata": {"resourceVersion": str(last)},
-                    },
-                )
+                bookmark = {
+                    "kind": resource.kind,
+                    "apiVersion": resource.api_version,
+                    "metadata": {"resourceVersion": str(last)},
+                }
+                emit(("BOOKMARK", bookmark))
                 last_sent = time.monotonic()
-            if self._client_gone():
+            elif not events and self._client_gone():
+                # A client that left is found by the next write's error; a quiet stream asks the socket.
                 return
 
     def _client_gone(self) -> bool:

@@ -2,7 +2,8 @@
 
 Reflector threads only talk to member clusters; one loop (the caller's thread) turns what they saw
 into database writes in batches, so a watcher holds one database connection however many clusters
-it watches.
+it watches. The same loop stores each cluster's nodes and pod requests, which its own list+watch
+caches hold, for the health collection.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from typing import Any
 from django.db import DatabaseError, close_old_connections
 from django.utils import timezone
 
+from clusters.inventory_watch import WRITE_EVERY as INVENTORY_WRITE_EVERY
+from clusters.inventory_watch import InventoryWatch
 from clusters.k8s import ClusterConnection, KubeError
 from clusters.k8s.watch import Expired, list_kind, watch_kind
 from clusters.models import Cluster
@@ -209,8 +212,11 @@ class Watcher:
         watch_seconds: int = 300,
         on_batch: Callable[[member_state.Observed], None] | None = None,
         heartbeat: Path | None = None,
+        inventory: bool = True,
     ) -> None:
         self.shard = shard or Shard()
+        # Nodes and pods by list+watch too, for the health collection (None: not kept here).
+        self.inventory = InventoryWatch(resync=resync) if inventory else None
         self.resync, self.refresh, self.watch_seconds = resync, refresh, watch_seconds
         self.seen = Backlog()
         self.reflectors: dict[tuple[str, str, str], tuple[Reflector, ClusterConnection]] = {}
@@ -227,7 +233,7 @@ class Watcher:
 
     def run(self) -> None:
         """Until stop(): refresh the reflectors every `refresh` seconds and write batches as they come."""
-        next_refresh = 0.0
+        next_refresh = next_inventory = 0.0
         try:
             while not self.stopping.is_set():
                 try:
@@ -237,15 +243,24 @@ class Watcher:
                         if self.heartbeat is not None:
                             self.heartbeat.touch()
                         next_refresh = time.monotonic() + self.refresh
-                    self.drain(timeout=min(0.5, self.refresh))
+                    if self.inventory is not None and time.monotonic() >= next_inventory:
+                        self.inventory.write()
+                        next_inventory = time.monotonic() + INVENTORY_WRITE_EVERY
+                    self.drain(timeout=min(0.5, self.refresh, INVENTORY_WRITE_EVERY))
                 except DatabaseError as exc:
                     # What this batch saw is lost; the next listing (resync) brings it back.
                     log.warning("watcher: database error, retrying: %s", exc)
                     close_old_connections()
                     self.stopping.wait(min(self.refresh, 5.0))
         finally:
-            for reflector, _ in self.reflectors.values():
-                reflector.stop()
+            self.close()
+
+    def close(self) -> None:
+        """Stop every reflector (run() does when it ends)."""
+        for reflector, _ in self.reflectors.values():
+            reflector.stop()
+        if self.inventory is not None:
+            self.inventory.stop()
 
     def refresh_reflectors(self) -> None:
         """Start a reflector for each (cluster, kind) of the shard; stop those no longer wanted (a cluster
@@ -258,6 +273,8 @@ class Watcher:
                 connections[cluster.name] = cluster.connection()
             except Exception as exc:  # unreadable credentials must not stop the other clusters
                 log.warning("watch %s: credentials cannot be read: %s", cluster.name, exc)
+        if self.inventory is not None:
+            self.inventory.refresh(connections)
         wanted = {key for key in member_state.watched_kinds(connections) if key[0] in connections}
         for key, (reflector, conn) in list(self.reflectors.items()):
             if key not in wanted or connections.get(key[0]) != conn:

@@ -227,6 +227,9 @@ class ResourceBinding(models.Model):
     # the work queue keyed by object: set when an event may change this binding, cleared by the task
     # that takes it; one task is queued per marking, so a binding marked twice is worked on once
     dirty_since = models.DateTimeField(null=True, blank=True, db_index=True)
+    # propagation's skip: the digest of what the Works were last rendered from and of the Works as they were
+    # left (controllers/render_keys.py); a sync that computes the same key has nothing to render
+    rendered_key = models.CharField(max_length=64, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -127,10 +127,18 @@ def sync_binding(binding_id: int) -> None:
 @shared_task(name="scheduling.tasks.sync_bindings", **ONCE)
 def sync_bindings(binding_ids: list[int], bulk: bool = False) -> None:
     """Propagate a batch of bindings (a schedule pass's): their Works written, then applied in chunks."""
-    pending = propagation.sync_bindings(binding_ids)
+    synced = propagation.sync_bindings(binding_ids)
+    pending = synced.pending
     enqueue_works([work_id for binding_id in binding_ids for work_id in pending.get(binding_id, [])], bulk)
-    # nothing to apply: aggregate now (e.g. a cluster left the targets)
-    propagation.aggregate_bindings({binding_id for binding_id, works in pending.items() if not works})
+    # nothing to apply: aggregate now (e.g. a cluster left the targets); a binding whose render key held
+    # changed nothing its status is aggregated from
+    propagation.aggregate_bindings(
+        {
+            binding_id
+            for binding_id, works in pending.items()
+            if not works and binding_id not in synced.unchanged
+        }
+    )
     for binding_id in rollouts.active_binding_ids(binding_ids=binding_ids):
         after_commit(advance_rollout, binding_id)  # a rollout started, or its members' status moved
 

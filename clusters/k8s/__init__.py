@@ -23,6 +23,8 @@ from clusters.k8s.reads import (
     list_nodes,
     list_pods,
     list_service_cidrs,
+    node_from,
+    pod_from,
     probe_health,
 )
 from clusters.k8s.types import (
@@ -75,6 +77,8 @@ __all__ = [
     "list_pod_states",
     "list_pods",
     "list_service_cidrs",
+    "node_from",
+    "pod_from",
     "probe_health",
     "read_pod_log",
 ]

@@ -153,26 +153,27 @@ def pod_requests(spec: dict[str, Any]) -> Resources:
     )
 
 
+def pod_from(item: dict[str, Any]) -> PodInfo | None:
+    """A pod as the resource summary counts it; None when it has finished (Succeeded or Failed)."""
+    metadata, spec = item.get("metadata") or {}, item.get("spec") or {}
+    phase = str((item.get("status") or {}).get("phase") or "")
+    if phase in ("Succeeded", "Failed"):
+        return None
+    return PodInfo(
+        namespace=str(metadata.get("namespace") or ""),
+        name=str(metadata.get("name") or ""),
+        node_name=str(spec.get("nodeName") or ""),
+        phase=phase,
+        requests=pod_requests(spec),
+    )
+
+
 def list_pods(conn: ClusterConnection, timeout: Timeout | None = None) -> list[PodInfo]:
     """Pods of every namespace that are neither Succeeded nor Failed."""
     with mapped_errors(conn.server):
         items = list_items(api_client(conn, timeout), "/api/v1/pods", fieldSelector=NON_TERMINAL_PODS)
-        pods = []
-        for item in items:
-            metadata, spec = item.get("metadata") or {}, item.get("spec") or {}
-            phase = str((item.get("status") or {}).get("phase") or "")
-            if phase in ("Succeeded", "Failed"):  # a server that ignores the field selector
-                continue
-            pods.append(
-                PodInfo(
-                    namespace=str(metadata.get("namespace") or ""),
-                    name=str(metadata.get("name") or ""),
-                    node_name=str(spec.get("nodeName") or ""),
-                    phase=phase,
-                    requests=pod_requests(spec),
-                )
-            )
-        return pods
+        # pod_from also drops finished pods a server that ignores the field selector returns
+        return [pod for pod in map(pod_from, items) if pod is not None]
 
 
 def list_node_metrics(conn: ClusterConnection, timeout: Timeout | None = None) -> list[NodeMetric]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,26 +45,39 @@ class WatchEvent:
 
 def list_kind(conn: ClusterConnection, api_version: str, kind: str, label_selector: str = "") -> Listing:
     """A paged list in every namespace; the list's resourceVersion is where a watch picks up."""
+    items: list[dict[str, Any]] = []
+    version = list_each(conn, api_version, kind, items.append, label_selector)
+    return Listing(items, version)
+
+
+def list_each(
+    conn: ClusterConnection,
+    api_version: str,
+    kind: str,
+    each: Callable[[dict[str, Any]], None],
+    label_selector: str = "",
+) -> str:
+    """A paged list in every namespace, each object handed to `each` as its page arrives (so a caller
+    that keeps a little of every object never holds the whole listing); the resourceVersion to watch from."""
     info = resource_info(conn, api_version, kind)
     path = object_path(info)
     query: list[tuple[str, Any]] = [("limit", LIST_PAGE)]
     if label_selector:
         query.append(("labelSelector", label_selector))
-    items: list[dict[str, Any]] = []
     version, token = "", ""
     with mapped_errors(conn.server):
         while True:
             page = get_json(api_client(conn), path, query + ([("continue", token)] if token else []))
             meta = page.get("metadata") or {}
             version = str(meta.get("resourceVersion") or version)
-            items += page.get("items") or []
+            for item in page.get("items") or []:  # list items carry no apiVersion/kind of their own
+                item.setdefault("apiVersion", api_version)
+                item.setdefault("kind", kind)
+                each(item)
             token = meta.get("continue") or ""
             if not token:
                 break
-    for item in items:  # list items carry no apiVersion/kind of their own
-        item.setdefault("apiVersion", api_version)
-        item.setdefault("kind", kind)
-    return Listing(items, version)
+    return version
 
 
 def watch_kind(

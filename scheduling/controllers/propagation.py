@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -13,7 +14,7 @@ from django.utils import timezone
 
 from clusters.k8s import objects
 from clusters.models import Cluster
-from scheduling.controllers import drift_events, rollouts
+from scheduling.controllers import drift_events, render_keys, rollouts
 from scheduling.controllers.planner_inputs import cluster_identity
 from scheduling.controllers.scheduler import set_condition
 from scheduling.karmada import names
@@ -37,23 +38,34 @@ from scheduling.planner import InputError
 @dataclass
 class Inputs:
     """What plans of many bindings read once: their target clusters and the override policies that can
-    apply to each namespace (cluster-scoped ones and the namespace's own)."""
+    apply to each namespace (cluster-scoped ones and the namespace's own), with the digests render keys
+    are made of."""
 
     asked: set[str]  # the cluster names read (those not registered are missing from `clusters`)
     clusters: dict[str, Cluster]
     sources: dict[str, list[OverrideSource]]
+    cluster_digests: dict[str, str] = field(default_factory=dict)
+    source_digests: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def load(cls, bindings: list[ResourceBinding]) -> Inputs:
         names = {name for binding in bindings for name in binding.target_replicas()}
-        clusters = {c.name: c for c in Cluster.objects.filter(name__in=names)} if names else {}
+        # only what a member copy is rendered from (cluster_identity), not the collected status
+        rows = Cluster.objects.filter(name__in=names).only(*IDENTITY) if names else []
+        clusters = {c.name: c for c in rows}
         namespaces = {binding.template.namespace for binding in bindings}
-        rows = [
+        policies = [
             OverrideSource(r.kind, r.namespace, r.name, r.spec)
             for r in OverridePolicy.objects.filter(namespace__in=["", *namespaces]).order_by("kind", "name")
         ]
-        sources = {ns: [r for r in rows if r.namespace in ("", ns)] for ns in namespaces}
-        return cls(names, clusters, sources)
+        sources = {ns: [r for r in policies if r.namespace in ("", ns)] for ns in namespaces}
+        return cls(
+            names,
+            clusters,
+            sources,
+            {name: render_keys.cluster_digest(c) for name, c in clusters.items()},
+            {ns: render_keys.sources_digest(found) for ns, found in sources.items()},
+        )
 
     def covers(self, bindings: list[ResourceBinding]) -> bool:
         """Whether every target cluster and namespace of these bindings was read."""
@@ -61,6 +73,15 @@ class Inputs:
             b.template.namespace in self.sources and self.asked.issuperset(b.target_replicas())
             for b in bindings
         )
+
+    def render_key(self, binding: ResourceBinding, works: Iterable[tuple[Any, ...]]) -> str:
+        """The binding's render key with these inputs (they must cover it) and these Works' states."""
+        return render_keys.render_key(
+            binding, self.cluster_digests, self.source_digests[binding.template.namespace], works
+        )
+
+
+IDENTITY = ("pk", "name", "labels", "provider", "region", "zones")
 
 
 def suspended_clusters(binding: ResourceBinding, targets: list[str]) -> set[str]:
@@ -78,12 +99,15 @@ def kept_by_eviction(binding: ResourceBinding) -> set[str]:
 
 @dataclass
 class WorkPlan:
-    """What a binding's Works must become: changed or new states, failures, Works leaving the placement."""
+    """What a binding's Works must become: changed or new states, failures, Works leaving the placement;
+    the inputs it was computed with, and whether every target rendered (only then can a key stand for it)."""
 
     works: dict[str, Work]
+    inputs: Inputs
     changes: list[tuple[Work, tuple[Any, ...]]] = field(default_factory=list)
     failures: list[tuple[Work, str]] = field(default_factory=list)
     leaving: list[Work] = field(default_factory=list)
+    rendered: bool = True
 
     @property
     def settled(self) -> bool:
@@ -94,6 +118,12 @@ class WorkPlan:
         return [
             w.pk for w in self.works.values() if w.pk and (w.deleting or (not w.suspended and not w.in_sync))
         ]
+
+    def render_key(self, binding: ResourceBinding) -> str:
+        """The key of this plan once written ("" when a target failed to render or a Work is unsaved)."""
+        if not self.rendered or any(w.pk is None for w in self.works.values()):
+            return ""
+        return self.inputs.render_key(binding, [render_keys.work_state(w) for w in self.works.values()])
 
 
 def plan_works(
@@ -120,7 +150,7 @@ def plan_works(
         held_workloads = {name: workload_of(revision) for name, revision in held.items()}
     except InputError:
         return None
-    plan = WorkPlan(works=dict(works))
+    plan = WorkPlan(works=dict(works), inputs=inputs)
     for cluster_name, replicas in targets.items():
         cluster = clusters.get(cluster_name)
         if cluster is None:
@@ -144,6 +174,7 @@ def plan_works(
                 work_id=work.permanent_id,
             )
         except (OverrideError, InputError) as exc:
+            plan.rendered = False
             if (work.applied_reason, work.applied_message) != ("OverrideFailed", str(exc)):
                 plan.failures.append((work, str(exc)))
             continue
@@ -159,55 +190,123 @@ def plan_works(
 
 def sync_binding(binding_id: int) -> list[int]:
     """sync_bindings for one binding: the ids of its Works to act on."""
-    return sync_bindings([binding_id]).get(binding_id, [])
+    return sync_bindings([binding_id]).pending.get(binding_id, [])
 
 
-def sync_bindings(binding_ids: list[int]) -> dict[int, list[int]]:
-    """Bring each binding's Works to what its clusters, template and overrides say; per binding, the
-    ids of the Works to act on (bindings that are gone are left out).
+@dataclass
+class Synced:
+    """A sync's outcome: per binding, the ids of the Works to act on (bindings that are gone are left
+    out); and the bindings whose render key held, so that nothing was rendered, written or changed."""
+
+    pending: dict[int, list[int]] = field(default_factory=dict)
+    unchanged: set[int] = field(default_factory=set)
+
+
+def _works_of(bindings: list[ResourceBinding]) -> dict[int, dict[str, Work]]:
+    """The bindings' Works by binding and cluster, in one read."""
+    found: dict[int, dict[str, Work]] = {b.pk: {} for b in bindings}
+    if bindings:
+        for work in Work.objects.filter(binding_id__in=list(found)):
+            found[work.binding_id][work.cluster_name] = work
+    return found
+
+
+@dataclass
+class StoredWorks:
+    """A binding's Works as a render key and the member calls see them, without their manifests: each
+    one's WORK_STATE columns, and the ids of those a member call must act on."""
+
+    states: list[tuple[Any, ...]] = field(default_factory=list)
+    pending: list[int] = field(default_factory=list)
+
+
+def _stored_works(bindings: list[ResourceBinding]) -> dict[int, StoredWorks]:
+    """StoredWorks of each binding, in one read of a few columns (no model instances: a batch's bindings
+    hold thousands of Works)."""
+    found = {b.pk: StoredWorks() for b in bindings}
+    if not bindings:
+        return found
+    columns = ("binding_id", "applied", "applied_hash", *render_keys.WORK_STATE)
+    rows = Work.objects.filter(binding_id__in=list(found)).values_list(*columns)
+    for binding_id, applied, applied_hash, *state in rows:
+        stored = found[binding_id]
+        stored.states.append(tuple(state))
+        values = dict(zip(render_keys.WORK_STATE, state, strict=True))
+        in_sync = applied and applied_hash == values["desired_hash"]
+        if values["deleting"] or (not values["suspended"] and not in_sync):
+            stored.pending.append(values["pk"])
+    return found
+
+
+def sync_bindings(binding_ids: list[int]) -> Synced:
+    """Bring each binding's Works to what its clusters, template and overrides say.
 
     The bindings, their Works, the target clusters and the override policies are read once for the
-    batch. The common case, nothing to change, is read without a lock; only a binding with a change
-    takes its lock, is planned again under it (with the batch's inputs) and written in bulk.
+    batch. A binding whose render key (render_keys.py) is the one stored when its Works were last
+    brought in line has nothing to render: its Works are read without their manifests and nothing is
+    written. The others are rendered without a lock; only a binding with a change takes its lock, is
+    planned again under it (with the batch's inputs) and written in bulk. The keys found are stored in
+    one statement at the end: a key says these Works are right for these inputs whenever it is written.
     """
     bindings = list(
-        ResourceBinding.objects.select_related("template__policy", "policy")
-        .filter(pk__in=binding_ids)
-        .prefetch_related("works")
+        ResourceBinding.objects.select_related("template__policy", "policy").filter(pk__in=binding_ids)
     )
     inputs = Inputs.load(bindings)
-    result: dict[int, list[int]] = {}
+    stored = _stored_works(bindings)
+    result = Synced()
+    render: list[ResourceBinding] = []
     changed: list[int] = []
     for binding in bindings:
-        works = {w.cluster_name: w for w in binding.works.all()}
+        works = stored[binding.pk]
         # retiring, writing other bindings, or scheduled without Works yet (a new workload: Works to
         # create): planned once, under the lock
         if (
             binding.template.deleting_since is not None
             or binding.propagate_deps
-            or (binding.clusters and not works)
+            or (binding.clusters and not works.states)
         ):
             changed.append(binding.pk)
-            continue
-        plan = plan_works(binding, works, inputs)
+        elif (
+            binding.rendered_key
+            and render_keys.keyed(binding)
+            and binding.rendered_key == inputs.render_key(binding, works.states)
+        ):
+            result.pending[binding.pk] = works.pending
+            result.unchanged.add(binding.pk)
+        else:
+            render.append(binding)
+    keys: dict[int, str] = {}
+    full = _works_of(render)
+    for binding in render:
+        plan = plan_works(binding, full[binding.pk], inputs)
         if plan is None:
-            result[binding.pk] = []
+            result.pending[binding.pk] = []
         elif plan.settled and rollouts.due_start(binding, plan.works) is None:
-            result[binding.pk] = plan.pending()
+            result.pending[binding.pk] = plan.pending()
+            keys[binding.pk] = plan.render_key(binding) if render_keys.keyed(binding) else ""
         else:
             changed.append(binding.pk)
     for binding_id in changed:
-        pending = _sync_locked(binding_id, inputs)
-        if pending is not None:
-            result[binding_id] = pending
+        locked = _sync_locked(binding_id, inputs)
+        if locked is not None:
+            result.pending[binding_id], keys[binding_id] = locked
+    _store_keys({pk: key for pk, key in keys.items() if key})
     return result
 
 
+def _store_keys(keys: dict[int, str]) -> None:
+    """The render keys found in one statement; updated_at (the resourceVersion) does not move."""
+    if keys:
+        rows = [ResourceBinding(pk=pk, rendered_key=key) for pk, key in keys.items()]
+        ResourceBinding.objects.bulk_update(rows, ["rendered_key"], batch_size=BULK)
+
+
 @transaction.atomic
-def _sync_locked(binding_id: int, inputs: Inputs) -> list[int] | None:
+def _sync_locked(binding_id: int, inputs: Inputs) -> tuple[list[int], str] | None:
     """One binding planned again and written under its lock (one lock per transaction: a statement
     that marks many bindings at once locks them in its own order, and must not meet a second lock of
-    ours); the ids of its Works to act on, None when the binding is gone."""
+    ours); the ids of its Works to act on and its render key ("" when none stands for it), None when
+    the binding is gone."""
     binding = (
         ResourceBinding.objects.select_for_update(of=("self",))
         .select_related("template__policy", "policy")
@@ -218,18 +317,18 @@ def _sync_locked(binding_id: int, inputs: Inputs) -> list[int] | None:
         return None
     works = {w.cluster_name: w for w in binding.works.select_for_update().order_by("pk")}
     if binding.template.deleting_since is not None:
-        return _retire_all(binding, works)
+        return _retire_all(binding, works), ""
     if rollouts.spec_of(binding) is not None:  # only a staged policy starts rollouts
         rollouts.start_if_needed(binding, works)
     plan = plan_works(binding, works, inputs)  # reads its own inputs if scheduled again meanwhile
     if plan is None:
-        return []
+        return [], ""
     writes = WorkWrites()
     writes.add(plan)
     writes.save()
     if binding.propagate_deps:
         distribute_dependencies(binding)
-    return plan.pending()
+    return plan.pending(), plan.render_key(binding) if render_keys.keyed(binding) else ""
 
 
 # Work fields a plan's change sets (with updated_at, which bulk writes do not touch by themselves).

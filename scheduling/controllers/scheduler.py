@@ -102,8 +102,7 @@ def schedule_binding(binding_id: int, now: datetime | None = None, force: str = 
 def schedule_bindings(binding_ids: list[int], now: datetime | None = None) -> list[int]:
     """Schedule each binding whose trigger holds; the ids of those whose binding was written."""
     now = now or timezone.now()
-    rows = ResourceBinding.objects.select_related("template", "policy").filter(pk__in=binding_ids)
-    bindings = {b.pk: b for b in rows}
+    bindings = {b.pk: b for b in pass_rows(binding_ids)}
     shared = Shared.load(list(bindings.values()))
     with recording.together():
         return [
@@ -111,6 +110,18 @@ def schedule_bindings(binding_ids: list[int], now: datetime | None = None) -> li
             for pk in queue_order(binding_ids)
             if pk in bindings and _schedule(pk, now, "", bindings[pk], shared)[1]
         ]
+
+
+# What an unlocked plan never reads, among them the largest columns of a binding, its template and its policy
+# (a status entry per member cluster, the manifest, the policy's spec once per binding); the locked write
+# reads its row in full.
+NOT_PLANNED = ("aggregated_status", "required_by", "template__manifest", "template__status", "policy__spec")
+
+
+def pass_rows(binding_ids: list[int]) -> list[ResourceBinding]:
+    """The bindings of a pass, with their templates and policies, as the unlocked plans read them."""
+    rows = ResourceBinding.objects.select_related("template", "policy").defer(*NOT_PLANNED)
+    return list(rows.filter(pk__in=binding_ids))
 
 
 @dataclass
@@ -141,8 +152,7 @@ def schedule_dirty(binding_ids: list[int], now: datetime | None = None) -> list[
     if not taken:
         return []
     now = now or timezone.now()
-    rows = ResourceBinding.objects.select_related("template", "policy").filter(pk__in=taken)
-    bindings = sorted(rows, key=lambda b: (-(b.schedule_priority or 0), b.pk))
+    bindings = sorted(pass_rows(taken), key=lambda b: (-(b.schedule_priority or 0), b.pk))
     shared = Shared.load(bindings)
     with recording.together():  # one metrics write for the pass, not two per binding
         for binding in bindings:

@@ -14,7 +14,8 @@ from scheduling.member_watch import Shard, Watcher
 class Command(BaseCommand):
     help = (
         "Watch every joined cluster (of this shard) for the kinds its Works hold: status, health and "
-        "drift into the Works, repairs onto the propagate queue. Runs until SIGTERM or Ctrl-C."
+        "drift into the Works, repairs onto the propagate queue; and its nodes and pods, for the health "
+        "collection. Runs until SIGTERM or Ctrl-C."
     )
 
     def add_arguments(self, parser: Any) -> None:
@@ -24,6 +25,11 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--refresh", type=float, default=5.0, help="seconds between looks for new clusters and kinds"
+        )
+        parser.add_argument(
+            "--no-inventory",
+            action="store_true",
+            help="keep no nodes and pods for the health collection (it lists them every probe instead)",
         )
         parser.add_argument(
             "--heartbeat",
@@ -42,7 +48,13 @@ class Command(BaseCommand):
         heartbeat = Path(options["heartbeat"]) if options["heartbeat"] else None
         if heartbeat is not None and not heartbeat.parent.is_dir():
             raise CommandError(f"--heartbeat {heartbeat}: no directory {heartbeat.parent}")
-        watcher = Watcher(shard, resync=options["resync"], refresh=options["refresh"], heartbeat=heartbeat)
+        watcher = Watcher(
+            shard,
+            resync=options["resync"],
+            refresh=options["refresh"],
+            heartbeat=heartbeat,
+            inventory=not options["no_inventory"],
+        )
         for number in (signal.SIGTERM, signal.SIGINT):
             signal.signal(number, lambda *_: watcher.stop())
         self.stdout.write(f"watching shard {shard.index}/{shard.count}; resync every {options['resync']:g}s")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from django.db import transaction
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from clusters import services as cluster_services
@@ -123,6 +124,26 @@ def test_a_batch_pass_takes_only_the_marks_still_set_and_schedules_what_moved(me
     cluster_services.patch_labels(members["cluster-02"], {"env": "dev"})  # marks by-env, its batch runs
     assert dirty(bindings) == set()
     assert set(ResourceBinding.objects.get(pk=env.pk).target_replicas()) == {"cluster-01"}
+
+
+def test_a_replan_that_changes_nothing_reads_no_status_or_manifest_and_writes_the_marks_and_metrics(members):
+    bindings = apply_all()
+    ids = [b.pk for b in bindings.values()]
+    marking.mark(ids)
+    with CaptureQueriesContext(connection) as captured:
+        assert sorted(tasks.scheduler.schedule_dirty(ids)) == sorted(ids)
+    sql = [q["sql"] for q in captured.captured_queries]
+    writes = [q for q in sql if q.split(" ", 1)[0] in ("INSERT", "UPDATE", "DELETE")]
+    scheduling_writes = [q for q in writes if '"scheduling_' in q.split("(", 1)[0]]
+    assert len(scheduling_writes) == 1 and "dirty_since" in writes[0]  # the marks taken, in one statement
+    assert len(writes) == 2  # and the pass's scheduler metrics, in one write
+    binding_reads = [q for q in sql if q.startswith("SELECT") and 'FROM "scheduling_resourcebinding"' in q]
+    assert len(binding_reads) == 1  # the pass's bindings, with their templates and policies
+    for column in ("aggregated_status", "manifest", "status"):
+        assert f'"scheduling_resourcebinding"."{column}"' not in binding_reads[0]
+        assert f'"scheduling_resourcetemplate"."{column}"' not in binding_reads[0]
+    assert '"scheduling_propagationpolicy"."spec"' not in binding_reads[0]
+    assert all(b.condition("Scheduled")["status"] == "True" for b in ResourceBinding.objects.all())
 
 
 def affected(bindings: dict[str, ResourceBinding], name: str, old, new) -> set[str]:

@@ -40,8 +40,7 @@ def watcher(members):
     assert replicas(members, "cluster-01") == 2
     watching = Watcher(resync=300.0, watch_seconds=30)
     yield watching
-    for reflector, _ in watching.reflectors.values():
-        reflector.stop()
+    watching.close()
 
 
 def test_a_copy_edited_by_hand_is_repaired_from_its_watch_event(members, watcher):
@@ -53,6 +52,18 @@ def test_a_copy_edited_by_hand_is_repaired_from_its_watch_event(members, watcher
     objects.delete_object(conn, "apps/v1", "Deployment", "nginx", "default")
     until(watcher, lambda: replicas(members, "cluster-01") == 2)
     assert Work.objects.get(cluster_name="cluster-01").in_sync
+
+
+def test_the_watcher_keeps_each_clusters_nodes_and_pods_for_the_health_collection(members, watcher):
+    from clusters.collector import collect_cluster
+    from clusters.models import Cluster, ClusterInventory
+
+    until(watcher, lambda: watcher.inventory.write() == len(members))
+    assert set(ClusterInventory.objects.values_list("cluster__name", flat=True)) == set(members)
+    result = collect_cluster(Cluster.objects.get(name="cluster-01").pk)
+    assert result.watched
+    # the copy's two replicas, as the member runs them
+    assert Cluster.objects.get(name="cluster-01").pods_allocated == 2
 
 
 def test_status_read_by_watch_reaches_the_binding(members, watcher):
@@ -97,8 +108,7 @@ def test_an_event_the_watch_never_delivered_is_repaired_by_the_resync(members, s
         # repaired by a later listing: no event told of the edit, and no 410 forced a listing
         assert watcher.counters.lists > listed and watcher.counters.expired == 0
     finally:
-        for reflector, _ in watcher.reflectors.values():
-            reflector.stop()
+        watcher.close()
 
 
 def seen_while_applying(members, watcher: Watcher, change=None) -> Work:

@@ -52,12 +52,16 @@ def seed(count: int) -> list[int]:
 
 def queries_of_sync(binding_ids: list[int]) -> tuple[list[str], dict[int, list[int]]]:
     with CaptureQueriesContext(connection) as captured:
-        pending = propagation.sync_bindings(binding_ids)
+        pending = propagation.sync_bindings(binding_ids).pending
     return [q["sql"] for q in captured.captured_queries], pending
 
 
 def reading(queries: list[str], table: str) -> int:
     return sum(1 for sql in queries if sql.startswith("SELECT") and f'FROM "{table}"' in sql)
+
+
+def writing(queries: list[str], table: str) -> int:
+    return sum(1 for sql in queries if sql.startswith(f'UPDATE "{table}"'))
 
 
 def test_a_batch_of_bindings_reads_its_inputs_once_and_writes_each_binding_in_bulk(members):
@@ -75,11 +79,13 @@ def test_a_batch_of_bindings_reads_its_inputs_once_and_writes_each_binding_in_bu
     changed_one, _ = queries_of_sync(ids[:1])
     Work.objects.update(manifest={}, desired_hash="stale", applied=False)
     changed_all, pending = queries_of_sync(ids)
-    # the clusters and override policies once for the batch; per binding its lock, its Works, one update
+    # the clusters and override policies once for the batch; per binding its lock, its Works, one update;
+    # the render keys in one update
     assert reading(changed_all, "clusters_cluster") == 1
     assert reading(changed_all, "scheduling_overridepolicy") == 1
     assert len(changed_all) - len(changed_one) <= 5 * (len(ids) - 1)
-    assert sum(1 for sql in changed_all if sql.startswith("UPDATE")) == len(ids)
+    assert writing(changed_all, "scheduling_work") == len(ids)
+    assert writing(changed_all, "scheduling_resourcebinding") == 1  # every render key in one statement
     assert dict(Work.objects.values_list("pk", "desired_hash")) == wanted
     assert sorted(pk for works in pending.values() for pk in works) == sorted(wanted)
 
@@ -87,7 +93,7 @@ def test_a_batch_of_bindings_reads_its_inputs_once_and_writes_each_binding_in_bu
 def test_works_leaving_the_placement_are_marked_in_the_same_pass(members):
     ids = seed(3)
     ResourceBinding.objects.filter(pk__in=ids).update(clusters=[{"name": "cluster-01"}])
-    pending = propagation.sync_bindings(ids)
+    pending = propagation.sync_bindings(ids).pending
     leaving = Work.objects.exclude(cluster_name="cluster-01")
     assert leaving.count() == 6 and all(w.deleting for w in leaving)
     assert sorted(pk for works in pending.values() for pk in works) == sorted(

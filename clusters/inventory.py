@@ -1,0 +1,192 @@
+"""One cluster's nodes and unfinished pods by list+watch, keeping only what the resource summary needs."""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from typing import Any
+
+from clusters import k8s
+from clusters.k8s import ClusterConnection, KubeError, NodeInfo, Resources
+from clusters.k8s.watch import Expired, list_each, watch_kind
+from clusters.resource_summary import PodTotals
+
+log = logging.getLogger(__name__)
+
+KINDS = {"nodes": ("v1", "Node"), "pods": ("v1", "Pod")}
+BACKOFF_FIRST, BACKOFF_MAX = 0.5, 30.0
+# The server ends each watch after this long and the reflector opens the next, so even a server that
+# sends no bookmarks is heard from this often.
+WATCH_SECONDS = 60
+# A cache not heard from (event, bookmark, listing or a watch ended by the server) for this long is
+# stale even if no error said so; longer than a watch and its reconnect.
+SILENT_FOR = 90.0
+RESYNC_JITTER = 0.1
+
+PodEntry = tuple[str, Resources]  # (node name, requests)
+
+
+class Inventory:
+    """The caches of one cluster: nodes by name, unfinished pods by (namespace, name) as the node they are
+    bound to and their requests. Reflector threads write it, the watcher's loop reads snapshots."""
+
+    def __init__(self, cluster: str) -> None:
+        self.cluster = cluster
+        self._lock = threading.Lock()
+        self._nodes: dict[str, NodeInfo] = {}
+        self._pods: dict[tuple[str, str], PodEntry] = {}
+        self._synced: set[str] = set()
+        self._heard: dict[str, float] = {}
+        # Pods of one workload request the same and sit on few nodes: one object each, not one a pod.
+        self._shared: dict[Any, Any] = {}
+        self.generation = 0
+
+    def _share(self, value: Any) -> Any:
+        return self._shared.setdefault(value, value)
+
+    def pod_entry(self, obj: dict[str, Any]) -> PodEntry | None:
+        """What the cache keeps of a pod; None when it has finished (it no longer counts)."""
+        pod = k8s.pod_from(obj)
+        if pod is None:
+            return None
+        return (self._share(pod.node_name), self._share(pod.requests))
+
+    def replace(self, kind: str, objects: dict[Any, Any]) -> None:
+        """A full listing: the cache of `kind` becomes exactly it, and is synced."""
+        with self._lock:
+            if kind == "nodes":
+                self._nodes = objects
+            else:
+                self._pods = objects
+            self._synced.add(kind)
+            self._heard[kind] = time.monotonic()
+            self.generation += 1
+
+    def apply(self, kind: str, event_type: str, obj: dict[str, Any]) -> None:
+        """One watch event (ADDED, MODIFIED or DELETED) of `kind`."""
+        metadata = obj.get("metadata") or {}
+        if kind == "nodes":
+            key: Any = str(metadata.get("name") or "")
+            value: Any = None if event_type == "DELETED" else k8s.node_from(obj)
+        else:
+            key = (str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))
+            value = None if event_type == "DELETED" else self.pod_entry(obj)
+        with self._lock:
+            target: dict[Any, Any] = self._nodes if kind == "nodes" else self._pods
+            if value is None:
+                changed = target.pop(key, None) is not None
+            else:
+                changed = target.get(key) != value
+                target[key] = value
+            self._heard[kind] = time.monotonic()
+            if changed:
+                self.generation += 1
+
+    def heard(self, kind: str) -> None:
+        with self._lock:
+            self._heard[kind] = time.monotonic()
+
+    def lost(self, kind: str) -> None:
+        """The watch of `kind` broke: the cache may miss events until the next listing."""
+        with self._lock:
+            self._synced.discard(kind)
+
+    def fresh(self, silent_for: float = SILENT_FOR) -> bool:
+        """Both caches synced and heard from within `silent_for` seconds."""
+        now = time.monotonic()
+        with self._lock:
+            return all(
+                kind in self._synced and now - self._heard.get(kind, 0.0) < silent_for for kind in KINDS
+            )
+
+    def snapshot(self) -> tuple[int, list[NodeInfo], PodTotals]:
+        """(generation, nodes, pod totals) as of one moment."""
+        with self._lock:
+            nodes = list(self._nodes.values())
+            pods = list(self._pods.values())
+            generation = self.generation
+        return generation, nodes, PodTotals.of_requests(pods)
+
+
+class InventoryReflector(threading.Thread):
+    """List one kind into an Inventory, then watch from the list's resourceVersion; 410 Gone, a broken
+    watch or the resync period lists again (a broken one marks the cache lost until then)."""
+
+    def __init__(
+        self,
+        conn: ClusterConnection,
+        kind: str,
+        inventory: Inventory,
+        resync: float,
+        watch_seconds: int = WATCH_SECONDS,
+    ) -> None:
+        super().__init__(name=f"inventory-{conn.name}-{kind}", daemon=True)
+        self.conn, self.kind, self.inventory = conn, kind, inventory
+        self.api_version, self.kind_name = KINDS[kind]
+        self.resync = resync * (1 - RESYNC_JITTER * random.random())
+        self.watch_seconds = watch_seconds
+        self.stopping = threading.Event()
+
+    def stop(self) -> None:
+        self.stopping.set()
+
+    def run(self) -> None:
+        version, listed_at, backoff = "", 0.0, BACKOFF_FIRST
+        while not self.stopping.is_set():
+            try:
+                if not version or time.monotonic() - listed_at >= self.resync:
+                    version, listed_at = self._list(), time.monotonic()
+                version = self._watch(version, listed_at)
+                backoff = BACKOFF_FIRST
+            except Expired:
+                version = ""  # too old: the next turn lists again
+            except Exception as exc:  # a reflector that died would leave its cache synced and frozen
+                self.inventory.lost(self.kind)
+                version = ""
+                if self.stopping.is_set():
+                    break
+                if isinstance(exc, KubeError):
+                    log.info("inventory %s %s: %s; again in %.1fs", self.conn.name, self.kind, exc, backoff)
+                else:
+                    log.exception(
+                        "inventory %s %s failed; again in %.1fs", self.conn.name, self.kind, backoff
+                    )
+                self.stopping.wait(backoff * random.uniform(0.8, 1.2))
+                backoff = min(backoff * 2, BACKOFF_MAX)
+
+    def _list(self) -> str:
+        objects: dict[Any, Any] = {}
+        if self.kind == "nodes":
+
+            def keep(item: dict[str, Any]) -> None:
+                node = k8s.node_from(item)
+                objects[node.name] = node
+        else:
+
+            def keep(item: dict[str, Any]) -> None:
+                entry = self.inventory.pod_entry(item)
+                if entry is not None:
+                    metadata = item.get("metadata") or {}
+                    objects[(str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))] = entry
+
+        version = list_each(self.conn, self.api_version, self.kind_name, keep)
+        self.inventory.replace(self.kind, objects)
+        return version
+
+    def _watch(self, version: str, listed_at: float) -> str:
+        """Watch until the server ends the stream or the resync is due; the resourceVersion reached."""
+        left = self.resync - (time.monotonic() - listed_at)
+        seconds = max(1, min(self.watch_seconds, int(left) + 1))
+        for event in watch_kind(self.conn, self.api_version, self.kind_name, version, "", seconds):
+            version = event.resource_version or version
+            if event.type == "BOOKMARK":
+                self.inventory.heard(self.kind)
+            else:
+                self.inventory.apply(self.kind, event.type, event.object)
+            if self.stopping.is_set() or time.monotonic() - listed_at >= self.resync:
+                break
+        else:
+            self.inventory.heard(self.kind)  # the server ended the watch: it is there
+        return version
