@@ -64,23 +64,30 @@ class InventoryWatch:
             if name not in ids:
                 continue
             (fresh if inventory.fresh() else stale).append(name)
-        confirm = []
+        confirm, rows, generations = [], [], {}
         for name in fresh:
             inventory = self.inventories[name][0]
             if self._written.get(name) == inventory.generation:
                 confirm.append(ids[name])
                 continue
-            generation, nodes, pods = inventory.snapshot()
-            ClusterInventory.objects.update_or_create(
-                cluster_id=ids[name],
-                defaults={
-                    "nodes": nodes_json(nodes),
-                    "pods": pods.as_json(),
-                    "changed_at": now,
-                    "confirmed_at": now,
-                },
+            generations[name], nodes, pods = inventory.snapshot()
+            rows.append(
+                ClusterInventory(
+                    cluster_id=ids[name],
+                    nodes=nodes_json(nodes),
+                    pods=pods.as_json(),
+                    changed_at=now,
+                    confirmed_at=now,
+                )
             )
-            self._written[name] = generation
+        if rows:  # every changed inventory in one statement (a seeding fleet changes them all at once)
+            ClusterInventory.objects.bulk_create(
+                rows,
+                update_conflicts=True,
+                unique_fields=["cluster"],
+                update_fields=["nodes", "pods", "changed_at", "confirmed_at"],
+            )
+            self._written.update(generations)
         if confirm and ClusterInventory.objects.filter(cluster_id__in=confirm).update(
             confirmed_at=now
         ) != len(confirm):

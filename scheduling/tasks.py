@@ -15,6 +15,10 @@ from scheduling.controllers import reconcile as reconciling
 
 # Works are applied in chunks: one task, many member calls in parallel.
 CHUNK = 100
+# An event's few Works (one binding's across its clusters, a repair) are spread over this many tasks
+# instead, so that the worker processes share its member calls (a new workload's 100 Works went to one
+# process, whose calls took the time of a whole chunk); bulk and larger applies keep whole chunks.
+SPREAD = 4
 # Dirty bindings are scheduled in batches: one task reads the clusters once for all of them.
 DIRTY_BATCH = 100
 # A schedule batch is propagated in tasks of this many bindings: the clusters and override policies are
@@ -108,9 +112,10 @@ def schedule_binding(binding_id: int, force: str = "") -> None:
 
 def enqueue_works(work_ids: list[int], bulk: bool = False) -> None:
     """Queue applies in chunks (a binding's Works across its clusters go together: one task, calls in
-    parallel, a bounded share of them per cluster)."""
-    for start in range(0, len(work_ids), CHUNK):
-        after_commit(apply_works, work_ids[start : start + CHUNK], bulk=bulk)
+    parallel, a bounded share of them per cluster); an event's few Works in SPREAD smaller ones."""
+    size = CHUNK if bulk or len(work_ids) > CHUNK else max(1, -(-len(work_ids) // SPREAD))
+    for start in range(0, len(work_ids), size):
+        after_commit(apply_works, work_ids[start : start + size], bulk=bulk)
 
 
 @shared_task(name="scheduling.tasks.sync_binding", **ONCE)

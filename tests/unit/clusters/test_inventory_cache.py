@@ -1,0 +1,66 @@
+"""The in-memory inventory: what a pod or node event does to the totals, and when the cache is fresh."""
+
+import time
+
+from clusters.inventory import Inventory
+from clusters.k8s import Resources
+
+
+def pod(name, node="", cpu="100m", phase="Running"):
+    container = {"name": "app", "resources": {"requests": {"cpu": cpu, "memory": "1Mi"}}}
+    return {
+        "metadata": {"namespace": "default", "name": name},
+        "spec": {"nodeName": node, "containers": [container]} if node else {"containers": [container]},
+        "status": {"phase": phase},
+    }
+
+
+def node(name, ready=True):
+    condition = {"type": "Ready", "status": "True" if ready else "False"}
+    return {"metadata": {"name": name}, "status": {"conditions": [condition], "allocatable": {"cpu": "4"}}}
+
+
+def listed(*pods):
+    inventory = Inventory("one")
+    inventory.replace("nodes", {})
+    inventory.replace("pods", {("default", p["metadata"]["name"]): inventory.pod_entry(p) for p in pods})
+    return inventory
+
+
+def test_events_move_the_totals_and_a_finished_pod_leaves_them():
+    inventory = listed(pod("a", "n1"), pod("b"))
+    _, _, totals = inventory.snapshot()
+    assert totals.by_node == {"n1": Resources(100, 2**20, 1)} and totals.unbound == Resources(100, 2**20, 1)
+    inventory.apply("pods", "MODIFIED", pod("b", "n2", "300m"))  # bound
+    inventory.apply("pods", "MODIFIED", pod("a", "n1", phase="Succeeded"))
+    _, _, totals = inventory.snapshot()
+    assert totals.by_node == {"n2": Resources(300, 2**20, 1)} and totals.unbound == Resources()
+    inventory.apply("pods", "DELETED", pod("b", "n2", "300m"))
+    assert inventory.snapshot()[2].allocated == Resources()
+
+
+def test_a_node_event_replaces_the_node_and_an_unchanged_one_is_no_change():
+    inventory = listed()
+    inventory.apply("nodes", "ADDED", node("n1"))
+    generation = inventory.generation
+    inventory.apply("nodes", "MODIFIED", node("n1"))
+    assert inventory.generation == generation
+    inventory.apply("nodes", "MODIFIED", node("n1", ready=False))
+    _, nodes, _ = inventory.snapshot()
+    assert inventory.generation > generation and [n.ready for n in nodes] == [False]
+
+
+def test_the_cache_is_fresh_only_while_both_kinds_are_synced_and_heard_from():
+    inventory = Inventory("one")
+    inventory.replace("nodes", {})
+    assert not inventory.fresh()  # pods never listed
+    inventory.replace("pods", {})
+    assert inventory.fresh()
+    inventory.lost("pods")  # the pod watch broke
+    assert not inventory.fresh()
+    inventory.replace("pods", {})
+    time.sleep(0.05)
+    assert not inventory.fresh(silent_for=0.01)  # nothing heard lately
+    inventory.heard("nodes")
+    inventory.heard("pods")
+    assert inventory.fresh(silent_for=0.5)
