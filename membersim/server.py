@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import email.parser
+import http.client
 import json
+import re
 import select
 import socket
 import socketserver
@@ -13,6 +16,7 @@ import threading
 import time
 import traceback
 from dataclasses import replace
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
 from urllib.parse import parse_qsl, unquote, urlsplit
@@ -28,7 +32,11 @@ HEALTH_PATHS = {"/healthz", "/readyz", "/livez"}
 PUBLIC_PATHS = {"/version", "/version/", *HEALTH_PATHS}
 DEFAULT_WATCH_SECONDS = 1800.0
 BOOKMARK_EVERY = 5.0
-INITIAL_BATCH = 256  # initial ADDED events per write of a watch from resourceVersion 0
+INITIAL_BATCH = 256
+MAX_HEADER_LINE, MAX_HEADERS = (
+    65536,
+    100,
+)  # http.client's limits  # initial ADDED events per write of a watch from resourceVersion 0
 WRITE_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
 
 
@@ -112,6 +120,44 @@ class Handler(BaseHTTPRequestHandler):
 
     def version_string(self) -> str:
         return self.server_version
+
+    def parse_request(self) -> bool:
+        """BaseHTTPRequestHandler.parse_request with the header block split here rather than by the
+        email package, which costs more than the rest of a small request. Only the common form takes
+        this path (an HTTP/1.0 or 1.1 request line, one line per header); anything else is parsed as
+        the standard library does."""
+        requestline = self.raw_requestline.decode("iso-8859-1").rstrip("\r\n")
+        words = requestline.split()
+        if len(words) != 3 or words[2] not in ("HTTP/1.0", "HTTP/1.1"):
+            return super().parse_request()
+        self.requestline = requestline
+        self.command, self.path, self.request_version = words
+        self.close_connection = words[2] != "HTTP/1.1"
+        if self.path.startswith("//"):
+            self.path = "/" + self.path.lstrip("/")  # as the standard parse does
+        lines: list[bytes] = []
+        while True:  # the limits (and answers) of http.client.parse_headers
+            line = self.rfile.readline(MAX_HEADER_LINE + 1)
+            if len(line) > MAX_HEADER_LINE:
+                message = f"got more than {MAX_HEADER_LINE} bytes when reading header line"
+                self.send_error(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "Line too long", message)
+                return False
+            lines.append(line)
+            if len(lines) > MAX_HEADERS:
+                message = f"got more than {MAX_HEADERS} headers"
+                self.send_error(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "Too many headers", message)
+                return False
+            if line in (b"\r\n", b"\n", b""):
+                break
+        self.headers = _headers(lines)
+        connection = self.headers.get("Connection", "").lower()
+        if connection == "close":
+            self.close_connection = True
+        elif connection == "keep-alive":
+            self.close_connection = False
+        if self.headers.get("Expect", "").lower() == "100-continue" and self.request_version == "HTTP/1.1":
+            return self.handle_expect_100()
+        return True
 
     def log_message(self, format: str, *args: Any) -> None:
         if self.server.simulator.verbose:
@@ -733,6 +779,25 @@ class Handler(BaseHTTPRequestHandler):
         except (OSError, ValueError):
             return True
         return False
+
+
+_SIMPLE_HEADER = re.compile(rb"[\041-\071\073-\176]+:[^\r\n]*\r?\n")
+
+
+def _headers(lines: list[bytes]) -> http.client.HTTPMessage:
+    """The header lines of a request (with their blank end line) as http.client would parse them:
+    split here when each is one plain `Name: value` line, else by the email package."""
+    block = lines[:-1] if lines and lines[-1] in (b"\r\n", b"\n", b"") else lines
+    if not all(_SIMPLE_HEADER.fullmatch(line) for line in block):
+        parsed = email.parser.Parser(_class=http.client.HTTPMessage).parsestr(
+            b"".join(lines).decode("iso-8859-1")
+        )
+        return parsed  # type: ignore[return-value]
+    message = http.client.HTTPMessage()
+    for line in block:
+        name, _, value = line.decode("iso-8859-1").partition(":")
+        message.set_raw(name, value.lstrip(" \t").rstrip("\r\n"))
+    return message
 
 
 def _event_for(change: Change, resource: Resource, matches: Any) -> tuple[str, dict[str, Any]] | None:

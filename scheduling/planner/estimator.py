@@ -64,8 +64,24 @@ def node_matches_claim(node: Node, claim: NodeClaim | None) -> bool:
     return first_untolerated(node.taints, tolerations) is None
 
 
-def node_room(node: Node, request: dict[str, Fraction]) -> int:
-    """Whole replicas that still fit on one node (pods and every positive request)."""
+def request_key(request: dict[str, Fraction]) -> tuple[tuple[str, int, int], ...]:
+    """A request as a key of Node.rooms (plain numbers: a Fraction is hashed anew at each lookup)."""
+    return tuple((name, amount.numerator, amount.denominator) for name, amount in request.items())
+
+
+def node_room(
+    node: Node, request: dict[str, Fraction], key: tuple[tuple[str, int, int], ...] | None = None
+) -> int:
+    """Whole replicas that still fit on one node (pods and every positive request); `key` is the
+    request's request_key when the caller made it already."""
+    key = request_key(request) if key is None else key
+    room = node.rooms.get(key)
+    if room is None:
+        room = node.rooms[key] = _node_room(node, request)
+    return room
+
+
+def _node_room(node: Node, request: dict[str, Fraction]) -> int:
     bounds = []
     if "pods" in node.allocatable:
         bounds.append(math.floor(node.allocatable["pods"] - node.allocated.get("pods", _ZERO)))
@@ -87,13 +103,14 @@ def estimate_nodes(nodes: tuple[Node, ...], requirements: ReplicaRequirements | 
     """
     claim = requirements.node_claim if requirements is not None else None
     request = requirements.resource_request if requirements is not None else {}
+    key = request_key(request)
     total = 0
     eligible = 0
     for node in nodes:
         if not node.ready or node.unschedulable or not node_matches_claim(node, claim):
             continue
         eligible += 1
-        total += node_room(node, request)
+        total += node_room(node, request, key)
     return min(total, MAX_INT32), eligible
 
 

@@ -94,6 +94,12 @@ class Node:
     ready: bool = True
     unschedulable: bool = False
 
+    @cached_property
+    def rooms(self) -> dict[tuple[tuple[str, int, int], ...], int]:
+        """The estimator's memo of replicas that fit here, by request: a pass plans many workloads with
+        the same requests against the same nodes (filled by estimator.node_room)."""
+        return {}
+
 
 @dataclass(frozen=True)
 class ClusterSnapshot:
