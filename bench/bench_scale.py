@@ -547,13 +547,13 @@ def new_workload_latencies(
     return latencies, [Trace.read(name, namespace, applied, took) for name, applied, took in seen]
 
 
-def trace_rows(traces: list[Trace]) -> list[str]:
+def trace_rows(traces: list[Trace], what: str = "new workload") -> list[str]:
     """A table row per step: median and maximum of its time after the apply, over the samples."""
     rows = []
     for step in traces[0].steps if traces else []:
         values = sorted(t.steps.get(step, float("nan")) for t in traces)
         middle, worst = values[len(values) // 2], values[-1]
-        rows.append(f"| new workload: {step}, s after apply | {middle:.2f} (max {worst:.2f}) | | | |")
+        rows.append(f"| {what}: {step}, s after apply | {middle:.2f} (max {worst:.2f}) | | | |")
     return rows
 
 
@@ -830,7 +830,12 @@ def main() -> int:
 
         # Fairness: the same while a policy change's re-plan of every binding is queued.
         replan = Replan("bench", "main")
-        busy, _ = new_workload_latencies(conns, "bench", OPTIONS.samples, "busy", before_each=replan)
+        busy, busy_traces = new_workload_latencies(
+            conns, "bench", OPTIONS.samples, "busy", before_each=replan
+        )
+        for row in trace_rows(busy_traces, "new workload during a re-plan"):
+            print(row)
+            rows.append(row)
         ok &= line(
             f"new workload during a re-plan of every binding ({replan.revision} policy changes, "
             f"median {percentile(replan.queued_at_start, 0.5):.0f} messages queued ahead), p99 "
