@@ -8,6 +8,8 @@ client drives it from this process:
 - membersim's own CPU per create (the part of the rig that is membersim's);
 - list with labelSelector=karmada.io/managed=true at 1,000 Deployments in a cluster, p95;
 - watch delivery: from a write's request to its event on a watch open per cluster, p95;
+- membersim's CPU per watch event delivered (eight watches on one cluster against none) and per pod
+  listed as the health collector lists them (every cluster, pages of 500, the encodings cached);
 - resident memory of membersim with every cluster full;
 - start of 1,000 clusters in single-port mode, until the kubeconfig is written.
 
@@ -220,6 +222,79 @@ def watch_p95(fleet: Fleet, results: dict, writes: int = 40) -> None:
     results["watch_p50_s"] = statistics.median(latencies) if latencies else float("inf")
 
 
+def watch_cpu(fleet: Fleet, results: dict, watchers: int = 8, writes: int = 200) -> None:
+    """membersim's CPU per watch event delivered: the same patches with ``watchers`` watches open on the
+    cluster against none, the difference shared over the events the watches received."""
+    name = fleet.names[0]
+    apps = fleet.apps(name)
+
+    def patch_all(tag: str) -> float:
+        cpu = fleet.cpu_seconds()
+        for index in range(writes):
+            patch = {"metadata": {"annotations": {"bench/cpu": f"{tag}-{index}"}}}
+            apps.patch_namespaced_deployment("app-0", "default", patch, _preload_content=False).read()
+        time.sleep(1.0)  # the watches drain what was written
+        return fleet.cpu_seconds() - cpu
+
+    alone = patch_all("alone")
+    received = [0] * watchers
+    ready = threading.Barrier(watchers + 1)
+
+    def follow(slot: int) -> None:
+        watcher = fleet.apps(name)
+        rv = watcher.list_namespaced_deployment("default", limit=1).metadata.resource_version
+        ready.wait()
+        response = watcher.list_namespaced_deployment(
+            "default",
+            watch=True,
+            resource_version=rv,
+            allow_watch_bookmarks=True,
+            timeout_seconds=30,
+            _preload_content=False,
+            _request_timeout=40,
+        )
+        for line in response:
+            if b"bench/cpu" in line and b'"watched-' in line:
+                received[slot] += 1
+
+    threads = [threading.Thread(target=follow, args=(i,), daemon=True) for i in range(watchers)]
+    for thread in threads:
+        thread.start()
+    ready.wait()
+    time.sleep(0.5)
+    watched = patch_all("watched")
+    events = sum(received)
+    results["watch_events_cpu"] = f"{events}/{watchers * writes}"
+    results["cpu_us_per_watch_event"] = (watched - alone) * 1e6 / max(events, 1)
+
+
+def list_cpu(fleet: Fleet, results: dict) -> None:
+    """membersim's CPU per pod listed as the health collector lists them (every namespace, pages of
+    500, non-terminal pods), over every cluster twice: the second pass is what each cycle costs."""
+    core = {name: client.CoreV1Api(fleet.apps(name).api_client) for name in fleet.names}
+    pods = 0
+    for _pass in range(2):
+        cpu = fleet.cpu_seconds()
+        pods = 0
+        for api in core.values():
+            token = None
+            while True:
+                page = api.list_pod_for_all_namespaces(
+                    limit=500,
+                    _continue=token,
+                    field_selector="status.phase!=Succeeded,status.phase!=Failed",
+                    _preload_content=False,
+                )
+                body = json.loads(page.read())
+                pods += len(body["items"])
+                token = body["metadata"].get("continue")
+                if not token:
+                    break
+        spent = fleet.cpu_seconds() - cpu
+    results["pods_listed"] = pods
+    results["cpu_us_per_pod_listed"] = spent * 1e6 / max(pods, 1)
+
+
 def ratio(key: str, value: float) -> float:
     target = TARGETS[key]
     return target / value if key in AT_LEAST else value / target
@@ -242,7 +317,9 @@ def main() -> int:
             results["rss_mib"] = fleet.rss_mib()
             print(f"filled: {results}", flush=True)
             list_p95(fleet, results)
+            list_cpu(fleet, results)
             watch_p95(fleet, results)
+            watch_cpu(fleet, results)
         finally:
             results["stop_s"] = fleet.stop()
         big = Fleet(options.start_clusters, Path(workdir) / "start", single_port=True)

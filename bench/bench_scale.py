@@ -13,7 +13,8 @@ that the same reading holds):
 - CPU seconds per minute spent by scheduling and propagation (schedule, propagate and default workers,
   the watcher) when nothing changes, health collection (its worker and beat) beside it;
 - a new workload applied to the full fleet: p99 until its copy runs in every cluster; a member copy
-  edited or deleted by hand: p99 until repaired;
+  edited or deleted by hand: p99 until repaired; both again while a policy change's re-plan of every
+  binding is queued (fairness: event-driven work goes ahead of bulk work);
 - p95 of the list and detail pages and of /api/v1/ lists, with their query counts;
 - resident memory of web, worker and watcher processes;
 - 1 against 2 worker processes on the propagate queue: throughput ratio;
@@ -147,6 +148,7 @@ from clusters import services  # noqa: E402
 from clusters.joining import JoinRequest  # noqa: E402
 from clusters.k8s import contexts, from_kubeconfig, objects  # noqa: E402
 from clusters.k8s.connection import load_kubeconfig  # noqa: E402
+from karmada_ui.celery import BULK_LANES, WORKER_QUEUES  # noqa: E402
 from scheduling.models import ResourceBinding, ResourceTemplate, Work  # noqa: E402
 from scheduling.services import apply_yaml  # noqa: E402
 
@@ -222,7 +224,20 @@ class Stack:
         )
 
     def worker(self, name: str, queue: str, concurrency: int, pool: str = "prefork") -> None:
-        argv = [sys.executable, "-m", "celery", "-A", "karmada_ui", "worker", "-Q", queue, "-n", f"{name}@%h"]
+        """A worker on `queue` as docker-compose.yml starts it (with its bulk lane, taken second)."""
+        queues = WORKER_QUEUES[queue]
+        argv = [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "karmada_ui",
+            "worker",
+            "-Q",
+            queues,
+            "-n",
+            f"{name}@%h",
+        ]
         argv += ["-c", str(concurrency), "-P", pool, "--without-gossip", "--without-mingle", "-l", "WARNING"]
         self.start(name, argv)
 
@@ -286,12 +301,15 @@ def deployment(name: str, namespace: str) -> dict:
     return workloads.deployment(name, namespace, cpu_request="1m")
 
 
-def policy_yaml(namespace: str, fleet: str) -> str:
+def policy_yaml(namespace: str, fleet: str, revision: int = 0) -> str:
+    """The Duplicated policy over the fleet; another `revision` (a label) is a policy change, which
+    re-plans every binding it claims."""
+    labels = {"revision": str(revision)} if revision else {}
     return yaml.safe_dump(
         {
             "apiVersion": "policy.karmada.io/v1alpha1",
             "kind": "PropagationPolicy",
-            "metadata": {"name": "everywhere", "namespace": namespace},
+            "metadata": {"name": "everywhere", "namespace": namespace, "labels": labels},
             "spec": {
                 "resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment"}],
                 "placement": {
@@ -397,6 +415,11 @@ def scheduled_per_second(namespace: str) -> float:
         time.sleep(0.1)
 
 
+def engine_queued(broker) -> int:
+    """Messages waiting on the schedule and propagate queues and their bulk lanes."""
+    return sum(broker.llen(name) for name in {*BULK_LANES, *BULK_LANES.values()})
+
+
 def quiet(most: float = 900.0) -> float:
     """Seconds until nothing is left to do: every queue empty, no binding marked dirty, no Work out of
     sync, for 10 s running (at most `most`): the quiet minute must not measure the work of the last."""
@@ -406,7 +429,7 @@ def quiet(most: float = 900.0) -> float:
     started = time.monotonic()
     calm_since = None
     while time.monotonic() - started < most:
-        queued = sum(broker.llen(name) for name in ("schedule", "propagate", "celery"))
+        queued = engine_queued(broker) + broker.llen("celery")
         busy = (
             queued
             or ResourceBinding.objects.filter(dirty_since__isnull=False).exists()
@@ -515,13 +538,17 @@ class Trace:
         return trace
 
 
-def new_workload_latencies(conns: list, namespace: str, samples: int) -> tuple[list[float], list[Trace]]:
+def new_workload_latencies(
+    conns: list, namespace: str, samples: int, prefix: str = "late", before_each=None
+) -> tuple[list[float], list[Trace]]:
     """Seconds from apply until the copy runs in every cluster, each cluster asked until its copy is
-    seen running."""
+    seen running (`before_each()` is called before each apply)."""
     latencies: list[float] = []
     seen: list[tuple[str, float, float]] = []
     for i in range(samples):
-        name = f"late-{i}"
+        name = f"{prefix}-{i}"
+        if before_each is not None:
+            before_each()
         applied, started = time.time(), time.monotonic()
         apply_yaml(workloads_yaml(namespace, [name]))
         waiting = list(conns)
@@ -540,20 +567,24 @@ def new_workload_latencies(conns: list, namespace: str, samples: int) -> tuple[l
     return latencies, [Trace.read(name, namespace, applied, took) for name, applied, took in seen]
 
 
-def trace_rows(traces: list[Trace]) -> list[str]:
+def trace_rows(traces: list[Trace], what: str = "new workload") -> list[str]:
     """A table row per step: median and maximum of its time after the apply, over the samples."""
     rows = []
     for step in traces[0].steps if traces else []:
         values = sorted(t.steps.get(step, float("nan")) for t in traces)
         middle, worst = values[len(values) // 2], values[-1]
-        rows.append(f"| new workload: {step}, s after apply | {middle:.2f} (max {worst:.2f}) | | | |")
+        rows.append(f"| {what}: {step}, s after apply | {middle:.2f} (max {worst:.2f}) | | | |")
     return rows
 
 
-def repair_latencies(conns: list, namespace: str, names: list[str], samples: int) -> list[float]:
+def repair_latencies(
+    conns: list, namespace: str, names: list[str], samples: int, before_each=None
+) -> list[float]:
     """Half the samples scale a member copy by hand, half delete it; seconds until it is back."""
     latencies = []
     for i in range(samples):
+        if before_each is not None:
+            before_each()
         conn, name = conns[i % len(conns)], names[i % len(names)]
         if i % 2:
             objects.delete_object(conn, "apps/v1", "Deployment", name, namespace)
@@ -572,6 +603,29 @@ def repair_latencies(conns: list, namespace: str, names: list[str], samples: int
             time.sleep(0.02)
         latencies.append(time.monotonic() - started)
     return latencies
+
+
+class Replan:
+    """Keeps a re-plan of every binding queued: a policy change (its revision label) whenever the
+    queues have run dry, then a wait until the re-plan's steps are queued. Counts the re-plans and,
+    per sample, the messages queued when it began."""
+
+    def __init__(self, namespace: str, fleet: str) -> None:
+        import redis
+
+        self.namespace, self.fleet = namespace, fleet
+        self.broker = redis.Redis.from_url(REDIS_URL)
+        self.revision = 0
+        self.queued_at_start: list[int] = []
+
+    def __call__(self) -> None:
+        if engine_queued(self.broker) < 3:
+            self.revision += 1
+            apply_yaml(policy_yaml(self.namespace, self.fleet, self.revision))
+            started = time.monotonic()
+            while engine_queued(self.broker) < 3 and time.monotonic() - started < 5:
+                time.sleep(0.01)  # detect_all has fanned out into schedule and sync tasks
+        self.queued_at_start.append(engine_queued(self.broker))
 
 
 def page_timings(namespace: str, cluster: str, web: str) -> list[tuple[str, float, int]]:
@@ -712,7 +766,17 @@ def main() -> int:
         tenth = max(1, OPTIONS.workloads * OPTIONS.clusters // 10)
         raw = raw_client_rate(conns, "bench-raw", tenth)
         names = [f"app-{i:05d}" for i in range(OPTIONS.workloads)]
+        spent = {name: cpu_seconds(process.pid) for name, process in stack.processes.items()}
         seeding = seed("bench", "main", names, OPTIONS.clusters, stack, timeout=3600)
+        spent = {name: cpu_seconds(stack.processes[name].pid) - spent[name] for name in spent}
+        print(
+            "  CPU over the seeding: "
+            + ", ".join(
+                f"{name} {seconds:.0f} s" for name, seconds in sorted(spent.items(), key=lambda kv: -kv[1])
+            )
+            + f"; membersim {spent[f'membersim-{OPTIONS.clusters}'] * 1000 / seeding.total:.2f} ms per Work",
+            flush=True,
+        )
         first, last = seeding.rate(0.0, 0.1), seeding.rate(0.9, 1.0)
         whole = seeding.total / seeding.seconds_to(1.0)
         print(
@@ -782,6 +846,36 @@ def main() -> int:
             percentile(repairs, 0.99),
             rows,
         )
+
+        # Fairness: the same while a policy change's re-plan of every binding is queued.
+        replan = Replan("bench", "main")
+        busy, busy_traces = new_workload_latencies(
+            conns, "bench", OPTIONS.samples, "busy", before_each=replan
+        )
+        for row in trace_rows(busy_traces, "new workload during a re-plan"):
+            print(row)
+            rows.append(row)
+        ok &= line(
+            f"new workload during a re-plan of every binding ({replan.revision} policy changes, "
+            f"median {percentile(replan.queued_at_start, 0.5):.0f} messages queued ahead), p99 "
+            f"(median {percentile(busy, 0.5):.2f} s)",
+            f"{percentile(busy, 0.99):.2f} s",
+            "new_workload_p99_s",
+            percentile(busy, 0.99),
+            rows,
+        )
+        replan.queued_at_start = []
+        repaired = repair_latencies(conns, "bench", names, OPTIONS.samples, before_each=replan)
+        ok &= line(
+            f"member copy repaired during a re-plan of every binding ({replan.revision} policy changes "
+            f"in all, median {percentile(replan.queued_at_start, 0.5):.0f} messages queued ahead), p99 "
+            f"(median {percentile(repaired, 0.5):.2f} s)",
+            f"{percentile(repaired, 0.99):.2f} s",
+            "repair_p99_s",
+            percentile(repaired, 0.99),
+            rows,
+        )
+        print(f"  quiet after the re-plans in {quiet():.0f} s")
 
         for path, p95, queries in page_timings("bench", members[0][0], web):
             ok &= line(

@@ -50,18 +50,24 @@ def leaves(value: Any, prefix: Path = ()) -> dict[Path, Any]:
                 continue
             found.update(leaves(inner, (*prefix, f"f:{key}")))
         return found or ({prefix: {}} if prefix else {})
-    if isinstance(value, list) and value and all(_item_key(item) for item in value):
-        found = {}
-        for item in value:
-            found.update(leaves(item, (*prefix, _item_key(item) or "")))
-        return found
+    if isinstance(value, list) and value:
+        keys = [_item_key(item) for item in value]
+        if all(keys):
+            found = {}
+            for item, item_key in zip(value, keys, strict=True):
+                found.update(leaves(item, (*prefix, item_key or "")))
+            return found
     return {prefix: value}
 
 
 def changed(before: dict[str, Any] | None, after: dict[str, Any]) -> set[Path]:
     """The paths whose value a write set or changed (all of them for a create)."""
+    return _changed(before, leaves(after))
+
+
+def _changed(before: dict[str, Any] | None, after: dict[Path, Any]) -> set[Path]:
     old = leaves(before) if before else {}
-    return {path for path, value in leaves(after).items() if path not in old or old[path] != value}
+    return {path for path, value in after.items() if path not in old or old[path] != value}
 
 
 def _tree(paths: set[Path]) -> dict[str, Any]:
@@ -86,8 +92,9 @@ def record(
     before: dict[str, Any] | None, after: dict[str, Any], manager: str, operation: str, api_version: str
 ) -> list[dict[str, Any]]:
     """The managedFields `after` carries once `manager` wrote it over `before` (None for a create)."""
-    touched = changed(before, after)
-    present = set(leaves(after))
+    after_leaves = leaves(after)
+    touched = _changed(before, after_leaves)
+    present = set(after_leaves)
     entries = []
     mine: set[Path] = set()
     for entry in (before or {}).get("metadata", {}).get("managedFields") or []:

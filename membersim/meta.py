@@ -17,6 +17,11 @@ _random = random.Random()
 _random_bits = _random.getrandbits
 
 
+def random_bits(count: int) -> int:
+    """``count`` random bits for ids that need not be secret (uids, container ids)."""
+    return _random_bits(count)
+
+
 _last_second: list[Any] = [0, ""]
 
 
@@ -102,6 +107,8 @@ def stamp_new(resource: Resource, obj: dict[str, Any]) -> dict[str, Any]:
 
 
 _SHARED: dict[Any, Any] = {}
+# id of a part in _SHARED -> (the part, which keeps the id from being reused; its hash)
+_KNOWN: dict[int, tuple[Any, int]] = {}
 MAX_SHARED = 200_000
 
 
@@ -126,15 +133,35 @@ def shared_part(value: Any) -> Any:
 
 def _share(value: Any) -> tuple[Any, int]:
     """(the shared equal of ``value``, its hash). The table is keyed by hash alone, to stay small, and
-    a hit is used only when it is equal; bool, int and str hash apart by type, as JSON keeps them."""
+    a hit is used only when it is equal; bool, int and str hash apart by type, as JSON keeps them.
+    Scalars are hashed in place rather than by a call each: they are most of an object's leaves; a
+    part that is already the shared one (a pod's spec taken from its template) is known by identity."""
+    known = _KNOWN.get(id(value))
+    if known is not None and known[0] is value:
+        return value, known[1]
+    candidate: Any
     if isinstance(value, dict):
-        parts = [(k, *_share(v)) for k, v in value.items()]
-        candidate: Any = {k: v for k, v, _ in parts}
-        key = hash(("{", tuple((k, part_hash) for k, _, part_hash in parts)))
+        candidate = {}
+        hashes = []
+        for k, v in value.items():
+            if isinstance(v, (dict, list)):
+                v, part_hash = _share(v)
+            else:
+                part_hash = hash((type(v), v))
+            candidate[k] = v
+            hashes.append((k, part_hash))
+        key = hash(("{", tuple(hashes)))
     elif isinstance(value, list):
-        shared_items = [_share(v) for v in value]
-        candidate = [v for v, _ in shared_items]
-        key = hash(("[", tuple(h for _, h in shared_items)))
+        candidate = []
+        hashes = []
+        for v in value:
+            if isinstance(v, (dict, list)):
+                v, part_hash = _share(v)
+            else:
+                part_hash = hash((type(v), v))
+            candidate.append(v)
+            hashes.append(part_hash)
+        key = hash(("[", tuple(hashes)))
     else:
         return value, hash((type(value), value))
     found = _SHARED.get(key)
@@ -142,7 +169,9 @@ def _share(value: Any) -> tuple[Any, int]:
         return found, key
     if len(_SHARED) >= MAX_SHARED:
         _SHARED.clear()  # what is stored keeps its sharing; only later objects start over
+        _KNOWN.clear()
     _SHARED[key] = candidate
+    _KNOWN[id(candidate)] = (candidate, key)
     return candidate, key
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -332,10 +332,15 @@ class FieldRequirement:
     path: str
     value: str
     negate: bool
+    # The path split once: a list of a thousand pods tests every pod against it.
+    parts: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "parts", tuple(self.path.split(".")))
 
     def matches(self, obj: dict[str, Any]) -> bool:
         current: Any = obj
-        for part in self.path.split("."):
+        for part in self.parts:
             current = current.get(part) if isinstance(current, dict) else None
         if current is None:
             actual = ""
@@ -364,4 +369,7 @@ def parse_field_selector(text: str | None) -> list[FieldRequirement]:
 
 
 def fields_match(requirements: list[FieldRequirement], obj: dict[str, Any]) -> bool:
-    return all(r.matches(obj) for r in requirements)
+    for requirement in requirements:
+        if not requirement.matches(obj):
+            return False
+    return True

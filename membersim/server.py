@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import email.parser
+import http.client
 import json
+import re
 import select
 import socket
 import socketserver
@@ -13,6 +16,7 @@ import threading
 import time
 import traceback
 from dataclasses import replace
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
 from urllib.parse import parse_qsl, unquote, urlsplit
@@ -28,6 +32,12 @@ HEALTH_PATHS = {"/healthz", "/readyz", "/livez"}
 PUBLIC_PATHS = {"/version", "/version/", *HEALTH_PATHS}
 DEFAULT_WATCH_SECONDS = 1800.0
 BOOKMARK_EVERY = 5.0
+IDLE_CHECK = 5.0  # how often a quiet watch without bookmarks looks whether its client is still there
+INITIAL_BATCH = 256
+MAX_HEADER_LINE, MAX_HEADERS = (
+    65536,
+    100,
+)  # http.client's limits  # initial ADDED events per write of a watch from resourceVersion 0
 WRITE_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
 
 
@@ -112,6 +122,44 @@ class Handler(BaseHTTPRequestHandler):
     def version_string(self) -> str:
         return self.server_version
 
+    def parse_request(self) -> bool:
+        """BaseHTTPRequestHandler.parse_request with the header block split here rather than by the
+        email package, which costs more than the rest of a small request. Only the common form takes
+        this path (an HTTP/1.0 or 1.1 request line, one line per header); anything else is parsed as
+        the standard library does."""
+        requestline = self.raw_requestline.decode("iso-8859-1").rstrip("\r\n")
+        words = requestline.split()
+        if len(words) != 3 or words[2] not in ("HTTP/1.0", "HTTP/1.1"):
+            return super().parse_request()
+        self.requestline = requestline
+        self.command, self.path, self.request_version = words
+        self.close_connection = words[2] != "HTTP/1.1"
+        if self.path.startswith("//"):
+            self.path = "/" + self.path.lstrip("/")  # as the standard parse does
+        lines: list[bytes] = []
+        while True:  # the limits (and answers) of http.client.parse_headers
+            line = self.rfile.readline(MAX_HEADER_LINE + 1)
+            if len(line) > MAX_HEADER_LINE:
+                message = f"got more than {MAX_HEADER_LINE} bytes when reading header line"
+                self.send_error(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "Line too long", message)
+                return False
+            lines.append(line)
+            if len(lines) > MAX_HEADERS:
+                message = f"got more than {MAX_HEADERS} headers"
+                self.send_error(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "Too many headers", message)
+                return False
+            if line in (b"\r\n", b"\n", b""):
+                break
+        self.headers = _headers(lines)
+        connection = self.headers.get("Connection", "").lower()
+        if connection == "close":
+            self.close_connection = True
+        elif connection == "keep-alive":
+            self.close_connection = False
+        if self.headers.get("Expect", "").lower() == "100-continue" and self.request_version == "HTTP/1.1":
+            return self.handle_expect_100()
+        return True
+
     def log_message(self, format: str, *args: Any) -> None:
         if self.server.simulator.verbose:
             super().log_message(format, *args)
@@ -165,6 +213,14 @@ class Handler(BaseHTTPRequestHandler):
 
     def _json(self, code: int, obj: Any, content_type: str = "application/json") -> None:
         self._send(code, json.dumps(obj, separators=(",", ":")).encode(), content_type)
+
+    def _stored(self, code: int, obj: dict[str, Any], sub: str = "") -> None:
+        """An object as written or read, its JSON from the shared cache: the watch events that follow a
+        write send the same encoding. A Scale is made for the answer, so it is encoded on its own."""
+        if sub == "scale":
+            self._json(code, obj)
+        else:
+            self._send(code, encoding.encode(obj))
 
     def _error(self, error: errors.ApiError) -> None:
         headers = {"WWW-Authenticate": 'Bearer realm="membersim"'} if error.code == 401 else None
@@ -432,12 +488,14 @@ class Handler(BaseHTTPRequestHandler):
                 raise errors.method_not_allowed(method)
             if resource.namespaced and namespace is None:
                 raise errors.path_not_found()
-            self._json(201, api.create(cluster, resource, ns, api.parse_body(raw, content_type), query))
+            self._stored(201, api.create(cluster, resource, ns, api.parse_body(raw, content_type), query))
         elif method == "PUT":
             if name is None:
                 raise errors.method_not_allowed(method)
-            self._json(
-                200, api.replace(cluster, resource, ns, name, sub, api.parse_body(raw, content_type), query)
+            self._stored(
+                200,
+                api.replace(cluster, resource, ns, name, sub, api.parse_body(raw, content_type), query),
+                sub,
             )
         elif method == "PATCH":
             if name is None:
@@ -445,7 +503,7 @@ class Handler(BaseHTTPRequestHandler):
             code, obj = api.patch(
                 cluster, resource, ns, name, sub, raw, self.headers.get("Content-Type") or "", query
             )
-            self._json(code, obj)
+            self._stored(code, obj, sub)
         elif name is None:
             self._json(
                 200,
@@ -508,7 +566,7 @@ class Handler(BaseHTTPRequestHandler):
                 ),
             )
             return
-        self._json(200, obj)
+        self._stored(200, obj, sub)
 
     # ------------------------------------------------------------ logs
 
@@ -601,7 +659,9 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         first = [True]
 
-        def emit(kind: str, obj: dict[str, Any]) -> None:
+        def chunk(kind: str, obj: dict[str, Any]) -> bytes:
+            """One event as a chunk of the response; the object's JSON comes from the shared cache,
+            so a change sent to many watches is encoded once."""
             if as_table and kind in ("ADDED", "MODIFIED", "DELETED"):
                 obj = tables.table(
                     resource,
@@ -615,24 +675,33 @@ class Handler(BaseHTTPRequestHandler):
                 data = json.dumps({"type": kind, "object": obj}, separators=(",", ":")).encode() + b"\n"
             else:
                 data = encoding.encode_event(kind, obj) + b"\n"
-            self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-            self.wfile.flush()
+            return b"%x\r\n%b\r\n" % (len(data), data)
+
+        def emit(*events: tuple[str, dict[str, Any]]) -> None:
+            """Send events in one write: what a wake-up found, or a batch of the initial objects."""
+            if events:
+                self.wfile.write(b"".join(chunk(kind, obj) for kind, obj in events))
+                self.wfile.flush()
 
         try:
             if expired:
                 emit(
-                    "ERROR",
-                    errors.gone(
-                        f"too old resource version: {start} ({store.compacted_for(resource) + 1})"
-                    ).status(),
+                    (
+                        "ERROR",
+                        errors.gone(
+                            f"too old resource version: {start} ({store.compacted_for(resource) + 1})"
+                        ).status(),
+                    )
                 )
                 return
-            for obj in initial:
-                emit("ADDED", obj)
+            for begin in range(0, len(initial), INITIAL_BATCH):
+                emit(*(("ADDED", obj) for obj in initial[begin : begin + INITIAL_BATCH]))
             if initial_events and bookmarks:
                 # The watch-list protocol: a bookmark marks the end of the initial state.
                 end = {"resourceVersion": str(last), "annotations": {"k8s.io/initial-events-end": "true"}}
-                emit("BOOKMARK", {"kind": resource.kind, "apiVersion": resource.api_version, "metadata": end})
+                emit(
+                    ("BOOKMARK", {"kind": resource.kind, "apiVersion": resource.api_version, "metadata": end})
+                )
             self._stream(cluster, resource, matches, last, timeout, bookmarks, emit)
         finally:
             try:
@@ -660,9 +729,12 @@ class Handler(BaseHTTPRequestHandler):
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return
+            # A quiet watch sleeps until its next bookmark is due (writes, faults and the simulator
+            # stopping wake it at once): a fleet's thousands of idle watches cost next to nothing.
+            quiet = BOOKMARK_EVERY - (time.monotonic() - last_sent) if bookmarks else IDLE_CHECK
             with changed:
                 if store.latest_rv(resource) <= last:
-                    changed.wait(min(remaining, 1.0))
+                    changed.wait(min(remaining, max(quiet, 0.0)))
                 changes = store.changes_since(last, resource)
                 current = store.rv
             if cluster.fault.mode == "errors":
@@ -676,29 +748,29 @@ class Handler(BaseHTTPRequestHandler):
                 return
             if changes is None:
                 emit(
-                    "ERROR",
-                    errors.gone(
-                        f"too old resource version: {last} ({store.compacted_for(resource) + 1})"
-                    ).status(),
+                    (
+                        "ERROR",
+                        errors.gone(
+                            f"too old resource version: {last} ({store.compacted_for(resource) + 1})"
+                        ).status(),
+                    )
                 )
                 return
-            for change in changes:
-                event = _event_for(change, resource, matches)
-                if event:
-                    emit(*event)
-                    last_sent = time.monotonic()
+            events = [event for change in changes if (event := _event_for(change, resource, matches))]
+            emit(*events)
+            if events:
+                last_sent = time.monotonic()
             last = current
             if bookmarks and time.monotonic() - last_sent >= BOOKMARK_EVERY:
-                emit(
-                    "BOOKMARK",
-                    {
-                        "kind": resource.kind,
-                        "apiVersion": resource.api_version,
-                        "metadata": {"resourceVersion": str(last)},
-                    },
-                )
+                bookmark = {
+                    "kind": resource.kind,
+                    "apiVersion": resource.api_version,
+                    "metadata": {"resourceVersion": str(last)},
+                }
+                emit(("BOOKMARK", bookmark))
                 last_sent = time.monotonic()
-            if self._client_gone():
+            elif not events and self._client_gone():
+                # A client that left is found by the next write's error; a quiet stream asks the socket.
                 return
 
     def _client_gone(self) -> bool:
@@ -711,6 +783,25 @@ class Handler(BaseHTTPRequestHandler):
         except (OSError, ValueError):
             return True
         return False
+
+
+_SIMPLE_HEADER = re.compile(rb"[\041-\071\073-\176]+:[^\r\n]*\r?\n")
+
+
+def _headers(lines: list[bytes]) -> http.client.HTTPMessage:
+    """The header lines of a request (with their blank end line) as http.client would parse them:
+    split here when each is one plain `Name: value` line, else by the email package."""
+    block = lines[:-1] if lines and lines[-1] in (b"\r\n", b"\n", b"") else lines
+    if not all(_SIMPLE_HEADER.fullmatch(line) for line in block):
+        parsed = email.parser.Parser(_class=http.client.HTTPMessage).parsestr(
+            b"".join(lines).decode("iso-8859-1")
+        )
+        return parsed  # type: ignore[return-value]
+    message = http.client.HTTPMessage()
+    for line in block:
+        name, _, value = line.decode("iso-8859-1").partition(":")
+        message.set_raw(name, value.lstrip(" \t").rstrip("\r\n"))
+    return message
 
 
 def _event_for(change: Change, resource: Resource, matches: Any) -> tuple[str, dict[str, Any]] | None:

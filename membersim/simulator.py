@@ -304,6 +304,7 @@ class Simulator:
                 raise ValueError(f'cluster {name} has no node "{args[0]}"') from None
         with cluster.fault_changed:
             cluster.fault_changed.notify_all()
+        cluster.store.wake_watchers()  # open watches act on the fault now, not at their next check
         return self.describe(name)
 
     def _reopen(self, name: str) -> None:

@@ -189,8 +189,13 @@ class Store:
             newer.reverse()
             return newer
 
+    def wake_watchers(self) -> None:
+        """Wake every watch of every resource (something other than a write changed, a fault)."""
+        with self.lock:
+            for condition in self._conditions.values():
+                condition.notify_all()
+
     def close(self) -> None:
         with self.lock:
             self.closed = True
-            for condition in self._conditions.values():
-                condition.notify_all()
+        self.wake_watchers()

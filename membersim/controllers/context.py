@@ -132,9 +132,16 @@ class Context:
         self._expanded_touched = len(self.touched)
         for touched_resource, namespace, name, old, new in entries:
             self._in_scope.setdefault(touched_resource, {})[(namespace, name)] = None
-            for obj in (old, new):
-                if obj is not None:
-                    self._owner_keys(obj, 2)
+            if new is not None:
+                self._owner_keys(new, 2)
+            # A write that left the owners as they were (a status write shares the list) finds the
+            # same owners again: look them up once.
+            if old is not None and (
+                new is None
+                or old["metadata"].get("ownerReferences") is not new["metadata"].get("ownerReferences")
+                or old["metadata"].get("namespace", "") != new["metadata"].get("namespace", "")
+            ):
+                self._owner_keys(old, 2)
 
     def _owner_keys(self, obj: dict[str, Any], depth: int) -> None:
         namespace = obj["metadata"].get("namespace", "")

@@ -47,8 +47,11 @@ def _conditions(cluster: Cluster, status: dict[str, Any]) -> list[dict[str, Any]
     return [ready, *conditions]
 
 
-def cluster_document(cluster: Cluster) -> dict[str, Any]:
-    """A cluster.karmada.io/v1alpha1 Cluster: spec from the columns, status as collected. No credentials."""
+def cluster_document(cluster: Cluster, *, copy_status: bool = True) -> dict[str, Any]:
+    """A cluster.karmada.io/v1alpha1 Cluster: spec from the columns, status as collected. No credentials.
+
+    Without `copy_status` the document shares the row's status below its top level (for a reader that
+    only parses it)."""
     spec: dict[str, Any] = {"apiEndpoint": cluster.api_endpoint, "syncMode": cluster.sync_mode}
     for key in ("provider", "region", "zone"):
         if getattr(cluster, key):
@@ -62,7 +65,7 @@ def cluster_document(cluster: Cluster) -> dict[str, Any]:
     metadata: dict[str, Any] = {"name": cluster.name}
     if cluster.labels:
         metadata["labels"] = dict(sorted(cluster.labels.items()))
-    status = copy.deepcopy(cluster.status or {})
+    status = copy.deepcopy(cluster.status or {}) if copy_status else dict(cluster.status or {})
     status["conditions"] = _conditions(cluster, status)
     return {
         "apiVersion": CLUSTER_API,
@@ -74,8 +77,9 @@ def cluster_document(cluster: Cluster) -> dict[str, Any]:
 
 
 def cluster_snapshot(cluster: Cluster) -> ClusterSnapshot:
-    """What the planner knows about one member cluster: labels, topology, taints, status, nodes."""
-    return parse_cluster(cluster_document(cluster))
+    """What the planner knows about one member cluster: labels, topology, taints, status, nodes (parsed
+    into the planner's own objects, so the row's status is read without a copy)."""
+    return parse_cluster(cluster_document(cluster, copy_status=False))
 
 
 def cluster_identity(cluster: Cluster) -> ClusterSnapshot:

@@ -8,7 +8,7 @@ from typing import Any
 
 from kubesyntax.taints import Toleration, first_untolerated
 
-from .model import ClusterSnapshot, Node, ReplicaRequirements, ResourceSummary
+from .model import ClusterSnapshot, Node, ReplicaRequirements, ResourceSummary, request_key
 from .placement import NodeClaim
 from .resource_models import ResourceModel, estimate_by_models
 
@@ -64,8 +64,19 @@ def node_matches_claim(node: Node, claim: NodeClaim | None) -> bool:
     return first_untolerated(node.taints, tolerations) is None
 
 
-def node_room(node: Node, request: dict[str, Fraction]) -> int:
-    """Whole replicas that still fit on one node (pods and every positive request)."""
+def node_room(
+    node: Node, request: dict[str, Fraction], key: tuple[tuple[str, int, int], ...] | None = None
+) -> int:
+    """Whole replicas that still fit on one node (pods and every positive request); `key` is the
+    request's request_key when the caller made it already."""
+    key = request_key(request) if key is None else key
+    room = node.rooms.get(key)
+    if room is None:
+        room = node.rooms[key] = _node_room(node, request)
+    return room
+
+
+def _node_room(node: Node, request: dict[str, Fraction]) -> int:
     bounds = []
     if "pods" in node.allocatable:
         bounds.append(math.floor(node.allocatable["pods"] - node.allocated.get("pods", _ZERO)))
@@ -87,13 +98,14 @@ def estimate_nodes(nodes: tuple[Node, ...], requirements: ReplicaRequirements | 
     """
     claim = requirements.node_claim if requirements is not None else None
     request = requirements.resource_request if requirements is not None else {}
+    key = requirements.room_key if requirements is not None else ()
     total = 0
     eligible = 0
     for node in nodes:
         if not node.ready or node.unschedulable or not node_matches_claim(node, claim):
             continue
         eligible += 1
-        total += node_room(node, request)
+        total += node_room(node, request, key)
     return min(total, MAX_INT32), eligible
 
 
