@@ -25,6 +25,11 @@ DIRTY_BATCH = 100
 # read once per task, and the first Works are applied while the next bindings are still planned (by
 # other worker processes too).
 SYNC_BATCH = 10
+# Bulk tasks are smaller: event-driven work waits for a worker process to end the task it runs, so a
+# bulk task's length is that wait (a sync of 10 bindings across 100 clusters held a process for
+# seconds while a re-plan of every binding was under way).
+BULK_DIRTY_BATCH = 25
+BULK_SYNC_BATCH = 2
 ONCE = {"acks_late": True, "reject_on_worker_lost": True, "soft_time_limit": 300, "time_limit": 330}
 
 
@@ -54,8 +59,9 @@ def detect_templates(template_ids: list[int]) -> None:
 
 
 def queue_detected(binding_ids: list[int], bulk: bool = False) -> None:
-    for start in range(0, len(binding_ids), DIRTY_BATCH):
-        after_commit(schedule_detected, binding_ids[start : start + DIRTY_BATCH], bulk=bulk)
+    size = BULK_DIRTY_BATCH if bulk else DIRTY_BATCH
+    for start in range(0, len(binding_ids), size):
+        after_commit(schedule_detected, binding_ids[start : start + size], bulk=bulk)
 
 
 @shared_task(name="scheduling.tasks.schedule_detected", **ONCE)
@@ -80,14 +86,16 @@ def mark_bindings(binding_ids) -> list[int]:
 
 
 def queue_sync(binding_ids: list[int], bulk: bool = False) -> None:
-    """Queue the propagation of bindings in tasks of SYNC_BATCH."""
-    for start in range(0, len(binding_ids), SYNC_BATCH):
-        after_commit(sync_bindings, binding_ids[start : start + SYNC_BATCH], bulk=bulk)
+    """Queue the propagation of bindings in tasks of SYNC_BATCH (BULK_SYNC_BATCH in bulk)."""
+    size = BULK_SYNC_BATCH if bulk else SYNC_BATCH
+    for start in range(0, len(binding_ids), size):
+        after_commit(sync_bindings, binding_ids[start : start + size], bulk=bulk)
 
 
 def queue_dirty(binding_ids: list[int], bulk: bool = False) -> None:
-    for start in range(0, len(binding_ids), DIRTY_BATCH):
-        after_commit(schedule_dirty_batch, binding_ids[start : start + DIRTY_BATCH], bulk=bulk)
+    size = BULK_DIRTY_BATCH if bulk else DIRTY_BATCH
+    for start in range(0, len(binding_ids), size):
+        after_commit(schedule_dirty_batch, binding_ids[start : start + size], bulk=bulk)
 
 
 @shared_task(name="scheduling.tasks.schedule_dirty_batch", **ONCE)

@@ -18,9 +18,11 @@ import pytest
 import redis
 
 from clusters.k8s import ClusterConnection, objects
+from scheduling.tasks import BULK_SYNC_BATCH
 from tests.support.fault_stack import CLUSTERS, NAMESPACE, fault_stack, kill_group, redis_db, workloads_yaml
 
 WORKLOADS = 30
+BULK_SYNCS = -(-WORKLOADS // BULK_SYNC_BATCH)
 DEADLINE_S = 90
 
 
@@ -59,7 +61,7 @@ def test_a_new_workload_and_a_repair_are_worked_before_a_bulk_replan_queued_ahea
         policy = workloads_yaml(0).replace("name: everywhere,", "name: everywhere, labels: {revision: '2'},")
         (tmp_path / "policy.yaml").write_text(policy)
         stack.manage("shell", "-c", relabel)
-        assert queued(broker, "propagate-bulk") == 1 + WORKLOADS // 10  # detect_all and the syncs
+        assert queued(broker, "propagate-bulk") == 1 + BULK_SYNCS  # detect_all and the syncs
         assert queued(broker, "propagate") == 0
 
         # A member copy edited by hand: the watcher queues its repair behind the re-plan.
@@ -107,7 +109,7 @@ def test_a_new_workload_and_a_repair_are_worked_before_a_bulk_replan_queued_ahea
         assert {"detect_templates", "schedule_detected", "sync_bindings", "apply_works"} <= set(event_driven)
         # the repair, and the new workload's two Works spread over two tasks (tasks.SPREAD)
         assert event_driven.count("apply_works") >= 3, order
-        assert sum(bulk for _, bulk in order) >= 1 + WORKLOADS // 10, order
+        assert sum(bulk for _, bulk in order) >= 1 + BULK_SYNCS, order
         first_bulk = next(i for i, (_, bulk) in enumerate(order) if bulk)
         assert all(bulk for _, bulk in order[first_bulk:]), order
 
