@@ -219,3 +219,46 @@ def test_a_resync_compares_again_only_the_copies_changed_since_they_were_last_ju
     store.put_unseen(DEPLOYMENTS, {**live, "spec": {**live["spec"], "replicas": 9}})
     edited, _ = listing()
     assert edited.repair == [work.pk] and judged.size() == 0
+
+
+SETTINGS = """
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+  namespace: default
+data:
+  level: debug
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: settings-propagation
+  namespace: default
+spec:
+  resourceSelectors:
+  - apiVersion: v1
+    kind: ConfigMap
+    name: settings
+  placement:
+    clusterAffinity:
+      clusterNames:
+      - cluster-01
+"""
+
+
+def test_a_new_kind_is_watched_on_the_next_look_and_the_kinds_are_not_read_again_while_no_work_is_added(
+    members, watcher
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    watcher.refresh_reflectors()
+    assert {key[2] for key in watcher.reflectors} == {"Deployment"}
+    with CaptureQueriesContext(connection) as looks:
+        watcher.refresh_reflectors()
+    assert not [q for q in looks.captured_queries if "DISTINCT" in q["sql"].upper()]
+    apply_yaml(SETTINGS)
+    watcher.refresh_reflectors()
+    assert ("cluster-01", "v1", "ConfigMap") in watcher.reflectors
+    assert ("cluster-02", "v1", "ConfigMap") not in watcher.reflectors
