@@ -226,6 +226,8 @@ class Watcher:
         self.heartbeat = heartbeat
         # permanent id of a Work being applied -> (when held, event type, object): see observe_applied
         self.held: dict[str, tuple[float, str, dict[str, Any]]] = {}
+        # copies last found in step, so a resync re-compares only what changed since
+        self.judged = member_state.Judged()
         self._held_checked = 0.0
 
     def stop(self) -> None:
@@ -318,12 +320,17 @@ class Watcher:
                 self._merge(
                     observed,
                     member_state.observe_listing(
-                        item.cluster, item.api_version, item.kind, item.listing, listed_at=item.listed_at
+                        item.cluster,
+                        item.api_version,
+                        item.kind,
+                        item.listing,
+                        listed_at=item.listed_at,
+                        judged=self.judged,
                     ),
                 )
             else:
                 events[item.cluster] += item.events
-        self._merge(observed, member_state.observe_cluster_events(events))
+        self._merge(observed, member_state.observe_cluster_events(events, judged=self.judged))
         self._merge(observed, self._observe_held(observed))
         tasks.enqueue_works(sorted(set(observed.repair)))
         propagation.aggregate_bindings(observed.changed)
@@ -350,7 +357,7 @@ class Watcher:
             for key, (since, kind, obj) in self.held.items()
             if now - since < HELD_FOR and key not in seen.waiting
         }
-        observed = member_state.observe_applied(again)
+        observed = member_state.observe_applied(again, judged=self.judged)
         self.held = {key: self.held[key] for key in (*observed.waiting, *seen.waiting)}
         return observed
 
