@@ -22,7 +22,7 @@ that the same reading holds):
   measures the 1,000-cluster probe cycle and NotReady latency on its own, in the same `make bench`).
 
 python bench/bench_scale.py [--clusters 100] [--workloads 1000] [--wide-clusters 1000]
-                            [--wide-workloads 10] [--database NAME] [--no-inventory]
+                            [--wide-workloads 10] [--database NAME] [--compare-inventory]
 Needs PostgreSQL (DATABASE_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres: the
 benchmark creates and drops its own database) and Redis (BENCH_REDIS_URL, default db 12 on
 127.0.0.1:6379, flushed at start).
@@ -78,9 +78,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--database", default="bench_scale")
     parser.add_argument("--samples", type=int, default=20, help="workloads timed apply → running")
     parser.add_argument(
-        "--no-inventory",
+        "--compare-inventory",
         action="store_true",
-        help="the watcher keeps no nodes and pods: health lists them every probe (the comparison)",
+        help="a second quiet minute with the watcher's node and pod inventory off (health lists them)",
     )
     options = parser.parse_args()
     if min(options.clusters, options.workloads, options.samples) <= 0 or options.wide_clusters < 0:
@@ -452,6 +452,26 @@ def idle_cpu(stack: Stack, names: list[str], seconds: float) -> dict[str, float]
     return {name: (cpu_seconds(stack.processes[name].pid) - before[name]) * 60 / seconds for name in names}
 
 
+def inventory_comparison(stack: Stack, idle: dict[str, float]) -> list[str]:
+    """Health, watcher and membersim CPU in a quiet minute with the watcher's node and pod inventory
+    (`idle`) and in one without it (the watcher restarted with --no-inventory: every health collection
+    lists nodes and pods itself); the usual watcher is back afterwards."""
+    watcher = [sys.executable, "manage.py", "watch_members"]
+    simulator = f"membersim-{OPTIONS.clusters}"
+    stack.stop("watcher")
+    stack.start("watcher", [*watcher, "--no-inventory"])
+    time.sleep(20)  # the inventories' confirmations run out (10 s) and the lists begin
+    listed = idle_cpu(stack, ["watcher", "health", simulator], 60)
+    stack.stop("watcher")
+    stack.start("watcher", watcher)
+    time.sleep(10)
+    return [
+        f"| quiet minute, CPU s/min of {name}: nodes and pods by the watcher's inventory / listed every "
+        f"probe | {idle[name]:.1f} / {listed[name]:.1f} | | | |"
+        for name in ("health", "watcher", simulator)
+    ]
+
+
 def running_in(conns: list, name: str, namespace: str) -> list[bool]:
     """For each connection, whether its copy of the Deployment has an available replica."""
 
@@ -719,8 +739,7 @@ def main() -> int:
                 str(TMP / "beat-schedule"),
             ],
         )
-        watcher = [sys.executable, "manage.py", "watch_members"]
-        stack.start("watcher", watcher + (["--no-inventory"] if OPTIONS.no_inventory else []))
+        stack.start("watcher", [sys.executable, "manage.py", "watch_members"])
         port = free_port()
         web = f"http://127.0.0.1:{port}"
         stack.start(
@@ -866,6 +885,11 @@ def main() -> int:
             mib = rss_mib(stack.processes[name].pid)
             ok &= line(f"resident memory, {name}", f"{mib:.0f} MiB", "rss_mib", mib, rows)
 
+        if OPTIONS.compare_inventory:
+            for row in inventory_comparison(stack, idle):
+                print(row)
+                rows.append(row)
+
         # 1 against 2 propagate worker processes, each on a fresh namespace of a tenth of the workloads.
         part = [f"w-{i:05d}" for i in range(max(1, OPTIONS.workloads // 10))]
         one = seed("bench-one", "main", part, OPTIONS.clusters, stack, timeout=900)
@@ -907,14 +931,11 @@ def main() -> int:
 def record(rows: list[str], ok: bool) -> None:
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     verdict = "Within every target." if ok else "Outside a target."
-    inventory = ""
-    if OPTIONS.no_inventory:
-        inventory = " The watcher keeps no node and pod inventory (--no-inventory)."
     head = (
         f"\n## bench_scale — {stamp}\n\nMachine: {machine()}; PostgreSQL, Redis, membersim in one process "
         f"(single port), workers as docker-compose.yml starts them. {OPTIONS.clusters} clusters x "
         f"{OPTIONS.workloads} Duplicated workloads; load average {LOAD_AT_START:.1f} at the start, "
-        f"{os.getloadavg()[0]:.1f} at the end.{inventory} {verdict}\n\n"
+        f"{os.getloadavg()[0]:.1f} at the end. {verdict}\n\n"
     )
     with RESULTS.open("a") as out:
         out.write(head + "\n".join(rows) + "\n")

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from django.db import DatabaseError, close_old_connections
+from django.db.models import Max
 from django.utils import timezone
 
 from clusters.inventory_watch import WRITE_EVERY as INVENTORY_WRITE_EVERY
@@ -32,6 +33,7 @@ from clusters.models import Cluster
 from scheduling import tasks
 from scheduling.controllers import member_state, propagation, rollouts
 from scheduling.karmada import names
+from scheduling.models import Work
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +50,8 @@ BATCH_WINDOW = 0.02
 BACKLOG_OBJECTS = 20_000
 # Each reflector's resync period is this much shorter at random, so listings do not all come at once.
 RESYNC_JITTER = 0.1
+# the kinds the Works hold are read again at least this often (seconds), else only when Works were added
+KINDS_AGAIN = 60.0
 
 
 @dataclass(frozen=True)
@@ -226,6 +230,11 @@ class Watcher:
         self.heartbeat = heartbeat
         # permanent id of a Work being applied -> (when held, event type, object): see observe_applied
         self.held: dict[str, tuple[float, str, dict[str, Any]]] = {}
+        # copies last found in step, so a resync re-compares only what changed since
+        self.judged = member_state.Judged()
+        # the kinds the Works hold, and (newest Work id, clusters, when) they were read for
+        self._kinds: set[tuple[str, str, str]] = set()
+        self._kinds_read_at: tuple[int | None, frozenset[str], float] = (None, frozenset(), -KINDS_AGAIN)
         self._held_checked = 0.0
 
     def stop(self) -> None:
@@ -275,7 +284,7 @@ class Watcher:
                 log.warning("watch %s: credentials cannot be read: %s", cluster.name, exc)
         if self.inventory is not None:
             self.inventory.refresh(connections)
-        wanted = {key for key in member_state.watched_kinds(connections) if key[0] in connections}
+        wanted = {key for key in self._watched_kinds(connections) if key[0] in connections}
         for key, (reflector, conn) in list(self.reflectors.items()):
             if key not in wanted or connections.get(key[0]) != conn:
                 reflector.stop()
@@ -287,6 +296,18 @@ class Watcher:
             )
             self.reflectors[key] = (reflector, conn)
             reflector.start()
+
+    def _watched_kinds(self, connections: dict[str, ClusterConnection]) -> set[tuple[str, str, str]]:
+        """The (cluster, apiVersion, kind) the Works hold, read again only when a Work was created since
+        (a new kind comes with a new Work) or the clusters changed, and at least every KINDS_AGAIN
+        seconds (a kind's last Work gone stops its reflector then): the full read scans every Work."""
+        newest = Work.objects.aggregate(newest=Max("pk"))["newest"]
+        clusters = frozenset(connections)
+        now = time.monotonic()
+        if (newest, clusters) != self._kinds_read_at[:2] or now - self._kinds_read_at[2] >= KINDS_AGAIN:
+            self._kinds = member_state.watched_kinds(connections)
+            self._kinds_read_at = (newest, clusters, now)
+        return self._kinds
 
     def drain(self, timeout: float = 0.5, limit: int = 500) -> int:
         """Write what the reflectors saw (up to `limit` items, waiting up to `timeout` for the first), and
@@ -318,12 +339,17 @@ class Watcher:
                 self._merge(
                     observed,
                     member_state.observe_listing(
-                        item.cluster, item.api_version, item.kind, item.listing, listed_at=item.listed_at
+                        item.cluster,
+                        item.api_version,
+                        item.kind,
+                        item.listing,
+                        listed_at=item.listed_at,
+                        judged=self.judged,
                     ),
                 )
             else:
                 events[item.cluster] += item.events
-        self._merge(observed, member_state.observe_cluster_events(events))
+        self._merge(observed, member_state.observe_cluster_events(events, judged=self.judged))
         self._merge(observed, self._observe_held(observed))
         tasks.enqueue_works(sorted(set(observed.repair)))
         propagation.aggregate_bindings(observed.changed)
@@ -350,7 +376,7 @@ class Watcher:
             for key, (since, kind, obj) in self.held.items()
             if now - since < HELD_FOR and key not in seen.waiting
         }
-        observed = member_state.observe_applied(again)
+        observed = member_state.observe_applied(again, judged=self.judged)
         self.held = {key: self.held[key] for key in (*observed.waiting, *seen.waiting)}
         return observed
 

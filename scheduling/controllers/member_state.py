@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db.models import F
+from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from django.utils import timezone
 
 from clusters.k8s import objects
@@ -16,6 +17,9 @@ from scheduling.controllers.propagation import REPAIR, STATUS, copy_key, observe
 from scheduling.karmada import names
 from scheduling.karmada.manifests import retain_member_fields
 from scheduling.models import Work
+
+# Works read with their manifests per query when a listing re-judges copies
+JUDGED_CHUNK = 500
 
 
 @dataclass
@@ -33,6 +37,40 @@ class Observed:
             self.repair.append(work.pk)
         elif found == STATUS:
             self.changed.add(work.binding_id)
+
+
+# (cluster, apiVersion, kind) of the copies a listing reports
+KindKey = tuple[str, str, str]
+
+
+@dataclass
+class Judged:
+    """The member copies last judged in step with their Works: by (cluster, apiVersion, kind), Work id ->
+    (the copy's resourceVersion, the Work's desired hash). A copy whose resourceVersion and Work are both
+    unchanged since gives the same verdict again, so a listing re-reads and re-compares only the others:
+    the resync of a quiet fleet reads no manifest. Kept by one watcher in memory; a new watcher starts
+    empty and judges everything once."""
+
+    kinds: dict[KindKey, dict[int, tuple[str, str]]] = field(default_factory=dict)
+
+    def holds(self, key: KindKey, work_id: int, version: str, desired_hash: str) -> bool:
+        return bool(version) and self.kinds.get(key, {}).get(work_id) == (version, desired_hash)
+
+    def record(self, key: KindKey, work: Work, copy: dict[str, Any] | None, found: str) -> None:
+        """Remember a copy found in step (its status written or unchanged); forget one to repair."""
+        version = str(((copy or {}).get("metadata") or {}).get("resourceVersion") or "")
+        judged = self.kinds.setdefault(key, {})
+        if copy is None or found == REPAIR or not version:
+            judged.pop(work.pk, None)
+        else:
+            judged[work.pk] = (version, work.desired_hash)
+
+    def size(self) -> int:
+        return sum(len(judged) for judged in self.kinds.values())
+
+
+def kind_key(cluster: str, manifest: Mapping[str, Any]) -> KindKey:
+    return (cluster, str(manifest.get("apiVersion")), str(manifest.get("kind")))
 
 
 def watched_works(cluster: str) -> Any:
@@ -57,9 +95,11 @@ def observe_listing(
     items: list[dict[str, Any]],
     now: datetime | None = None,
     listed_at: datetime | None = None,
+    judged: Judged | None = None,
 ) -> Observed:
     """A full listing of one kind: every Work of that kind is compared with its copy, or its absence.
-    This is the resync that repairs whatever an event missed.
+    This is the resync that repairs whatever an event missed. With `judged`, a copy whose
+    resourceVersion and Work are as when last judged in step is not compared again.
 
     Only Works in sync are judged: one out of sync has an apply on its way (or the reconcile re-drives
     it), which writes its copy anyway. A listing asked for at `listed_at` may predate a copy written
@@ -73,8 +113,31 @@ def observe_listing(
     )
     if listed_at is not None:
         works = works.exclude(applied_at__gt=listed_at)
-    for work in works.order_by("pk"):
-        observed.add(work, observe_copy(work, live.get(copy_key(work.manifest)), now))
+    key = (cluster, api_version, kind)
+    remembered = judged.kinds.get(key, {}) if judged is not None else {}
+    kept: dict[int, tuple[str, str]] = {}
+    again: list[int] = []
+    # First only what finds each copy and tells whether it changed since last judged (no manifest).
+    rows = works.annotate(
+        copy_namespace=KeyTextTransform("namespace", KeyTransform("metadata", "manifest")),
+        copy_name=KeyTextTransform("name", KeyTransform("metadata", "manifest")),
+    ).values_list("pk", "desired_hash", "copy_namespace", "copy_name")
+    for pk, desired_hash, namespace, name in rows.order_by("pk"):
+        copy = live.get((api_version, kind, str(namespace or ""), str(name)))
+        version = str(((copy or {}).get("metadata") or {}).get("resourceVersion") or "")
+        if copy is not None and version and remembered.get(pk) == (version, desired_hash):
+            kept[pk] = remembered[pk]
+        else:
+            again.append(pk)
+    if judged is not None:
+        judged.kinds[key] = kept  # Works gone or out of sync since are forgotten with the old map
+    for start in range(0, len(again), JUDGED_CHUNK):
+        for work in Work.objects.filter(pk__in=again[start : start + JUDGED_CHUNK]).order_by("pk"):
+            copy = live.get(copy_key(work.manifest))
+            found = observe_copy(work, copy, now)
+            observed.add(work, found)
+            if judged is not None:
+                judged.record(key, work, copy, found)
     return observed
 
 
@@ -86,7 +149,9 @@ def observe_events(
 
 
 def observe_cluster_events(
-    events: Mapping[str, Iterable[tuple[str, dict[str, Any]]]], now: datetime | None = None
+    events: Mapping[str, Iterable[tuple[str, dict[str, Any]]]],
+    now: datetime | None = None,
+    judged: Judged | None = None,
 ) -> Observed:
     """Watch events (type, object) by cluster, the last per object counting, their Works read in one
     query. A Work with an apply on its way (not in sync) is left to that apply: its copy is about to
@@ -114,11 +179,19 @@ def observe_cluster_events(
             observed.waiting[key] = (kind, obj)
             continue
         observed.judged.add(key)
-        observed.add(work, observe_copy(work, None if kind == "DELETED" else obj, now))
+        copy = None if kind == "DELETED" else obj
+        found = observe_copy(work, copy, now)
+        observed.add(work, found)
+        if judged is not None:
+            judged.record(kind_key(cluster, work.manifest), work, copy, found)
     return observed
 
 
-def observe_applied(waiting: dict[str, tuple[str, dict[str, Any]]], now: datetime | None = None) -> Observed:
+def observe_applied(
+    waiting: dict[str, tuple[str, dict[str, Any]]],
+    now: datetime | None = None,
+    judged: Judged | None = None,
+) -> Observed:
     """Events held while their Works' applies were on their way. An apply records the copy as its write
     returned it, before the member's controllers moved its status (a new Deployment becomes available
     just after): once the Work is in sync, the held copy's status is written, if that copy is the one
@@ -137,5 +210,8 @@ def observe_applied(waiting: dict[str, tuple[str, dict[str, Any]]], now: datetim
         if not work.in_sync:
             observed.waiting[key] = (kind, obj)
         elif objects.is_subset(retain_member_fields(obj, work.manifest), obj):
-            observed.add(work, observe_copy(work, obj, now))
+            verdict = observe_copy(work, obj, now)
+            observed.add(work, verdict)
+            if judged is not None:
+                judged.record(kind_key(work.cluster_name, work.manifest), work, obj, verdict)
     return observed

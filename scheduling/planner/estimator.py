@@ -8,7 +8,7 @@ from typing import Any
 
 from kubesyntax.taints import Toleration, first_untolerated
 
-from .model import ClusterSnapshot, Node, ReplicaRequirements, ResourceSummary
+from .model import ClusterSnapshot, Node, ReplicaRequirements, ResourceSummary, request_key
 from .placement import NodeClaim
 from .resource_models import ResourceModel, estimate_by_models
 
@@ -64,11 +64,6 @@ def node_matches_claim(node: Node, claim: NodeClaim | None) -> bool:
     return first_untolerated(node.taints, tolerations) is None
 
 
-def request_key(request: dict[str, Fraction]) -> tuple[tuple[str, int, int], ...]:
-    """A request as a key of Node.rooms (plain numbers: a Fraction is hashed anew at each lookup)."""
-    return tuple((name, amount.numerator, amount.denominator) for name, amount in request.items())
-
-
 def node_room(
     node: Node, request: dict[str, Fraction], key: tuple[tuple[str, int, int], ...] | None = None
 ) -> int:
@@ -103,7 +98,7 @@ def estimate_nodes(nodes: tuple[Node, ...], requirements: ReplicaRequirements | 
     """
     claim = requirements.node_claim if requirements is not None else None
     request = requirements.resource_request if requirements is not None else {}
-    key = request_key(request)
+    key = requirements.room_key if requirements is not None else ()
     total = 0
     eligible = 0
     for node in nodes:

@@ -137,12 +137,22 @@ class ClusterSnapshot:
         return (*self.taints, extra)
 
 
+def request_key(request: Resources) -> tuple[tuple[str, int, int], ...]:
+    """A request as a key of Node.rooms (plain numbers: a Fraction is hashed anew at each lookup)."""
+    return tuple((name, amount.numerator, amount.denominator) for name, amount in request.items())
+
+
 @dataclass(frozen=True)
 class ReplicaRequirements:
     """Per-replica needs read from the pod template: resource requests and node constraints."""
 
     resource_request: Resources = field(default_factory=dict)
     node_claim: NodeClaim | None = None
+
+    @cached_property
+    def room_key(self) -> tuple[tuple[str, int, int], ...]:
+        """request_key of the resource request, made once for every node a plan estimates."""
+        return request_key(self.resource_request)
 
     @cached_property
     def request_units(self) -> dict[str, tuple[int, int]]:

@@ -183,3 +183,82 @@ def test_shards_split_the_clusters_between_them():
     for bad in ("3/3", "x", "1/0", "-1/2"):
         with pytest.raises(ValueError):
             Shard.parse(bad)
+
+
+def test_a_resync_compares_again_only_the_copies_changed_since_they_were_last_judged(members, sim):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from scheduling.controllers import member_state
+    from scheduling.karmada import names
+
+    apply_yaml(NGINX)
+    conn = members["cluster-01"].connection()
+    judged = member_state.Judged()
+    work = Work.objects.get(cluster_name="cluster-01")
+
+    def listing() -> tuple[member_state.Observed, int]:
+        items = list(
+            objects.list_objects(conn, "apps/v1", "Deployment", label_selector=f"{names.MANAGED_LABEL}=true")
+        )
+        with CaptureQueriesContext(connection) as queries:
+            seen = member_state.observe_listing("cluster-01", "apps/v1", "Deployment", items, judged=judged)
+        return seen, len(queries.captured_queries)
+
+    first, _ = listing()
+    assert first.repair == [] and judged.size() == 1
+    quiet, reads = listing()
+    assert quiet.repair == [] and reads == 1  # the light rows only: no Work read with its manifest
+    # The Work changed (a new desired hash, applied): its unchanged copy is compared again, and kept.
+    Work.objects.filter(pk=work.pk).update(desired_hash="next", applied_hash="next")
+    again, reads = listing()
+    assert again.repair == [] and reads > 1 and judged.size() == 1
+    # The copy changed without an event (a new resourceVersion): compared again, and repaired.
+    store = sim.cluster("cluster-01").store
+    live = store.get(DEPLOYMENTS, "default", "nginx")
+    store.put_unseen(DEPLOYMENTS, {**live, "spec": {**live["spec"], "replicas": 9}})
+    edited, _ = listing()
+    assert edited.repair == [work.pk] and judged.size() == 0
+
+
+SETTINGS = """
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+  namespace: default
+data:
+  level: debug
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: settings-propagation
+  namespace: default
+spec:
+  resourceSelectors:
+  - apiVersion: v1
+    kind: ConfigMap
+    name: settings
+  placement:
+    clusterAffinity:
+      clusterNames:
+      - cluster-01
+"""
+
+
+def test_a_new_kind_is_watched_on_the_next_look_and_the_kinds_are_not_read_again_while_no_work_is_added(
+    members, watcher
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    watcher.refresh_reflectors()
+    assert {key[2] for key in watcher.reflectors} == {"Deployment"}
+    with CaptureQueriesContext(connection) as looks:
+        watcher.refresh_reflectors()
+    assert not [q for q in looks.captured_queries if "DISTINCT" in q["sql"].upper()]
+    apply_yaml(SETTINGS)
+    watcher.refresh_reflectors()
+    assert ("cluster-01", "v1", "ConfigMap") in watcher.reflectors
+    assert ("cluster-02", "v1", "ConfigMap") not in watcher.reflectors
