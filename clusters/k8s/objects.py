@@ -247,15 +247,25 @@ def apply_object(
     *,
     may_update: Callable[[dict[str, Any]], bool] = lambda live: True,
     merge: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]] = lambda live, desired: desired,
+    exists: bool = False,
     timeout: Timeout | None = None,
 ) -> ApplyOutcome:
     """Create the object, or bring an existing one to the manifest.
 
     Creates the namespace when it is missing. An existing object is left alone when `may_update(live)`
     says no (refused) or when the manifest is already a subset of it (unchanged); otherwise it is
-    replaced with `merge(live, manifest)`, keeping what the server assigned.
+    replaced with `merge(live, manifest)`, keeping what the server assigned. `exists` says the object
+    was written before: it is read first (a create refused as AlreadyExists would be a wasted call),
+    and created only when the read finds none.
     """
     api_version, kind, namespace, name = _identity(manifest)
+    if exists:
+        try:
+            live = get_object(conn, api_version, kind, name, namespace, timeout)
+        except NotFound:
+            pass
+        else:
+            return _update(conn, live, manifest, may_update, merge, timeout)
     try:
         return ApplyOutcome("created", create_object(conn, manifest, timeout))
     except AlreadyExists:
@@ -269,6 +279,18 @@ def apply_object(
         except AlreadyExists:
             pass
     live = get_object(conn, api_version, kind, name, namespace, timeout)
+    return _update(conn, live, manifest, may_update, merge, timeout)
+
+
+def _update(
+    conn: ClusterConnection,
+    live: dict[str, Any],
+    manifest: dict[str, Any],
+    may_update: Callable[[dict[str, Any]], bool],
+    merge: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]],
+    timeout: Timeout | None,
+) -> ApplyOutcome:
+    """apply_object's answer for an object that exists: refused, unchanged or replaced."""
     if not may_update(live):
         return ApplyOutcome("refused", live)
     body = merge(live, manifest)

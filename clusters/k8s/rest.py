@@ -21,16 +21,18 @@ def request(
     body: Any = None,
     headers: dict[str, str] | None = None,
 ) -> Any:
-    """Send one authenticated request; the raw RESTResponse, already read (status not checked)."""
-    serialized = client.param_serialize(
+    """Send one authenticated request; the raw RESTResponse, already read (status not checked).
+
+    The body is plain JSON already (a manifest, a patch): it goes to the REST client as it is, which
+    encodes it, without the ApiClient's walk over every value looking for model objects to convert."""
+    method, url, header_params, _, post_params = client.param_serialize(
         method,
         path,
         query_params=query or [],
         header_params={"Accept": "application/json", **(headers or {})},
-        body=body,
         auth_settings=["BearerToken"],
     )
-    response = client.call_api(*serialized)
+    response = client.call_api(method, url, header_params, body, post_params)
     response.read()
     return response
 

@@ -70,6 +70,11 @@ def _conflict_message(manifest: dict[str, Any]) -> str:
     )
 
 
+def _written_before(work: Work) -> bool:
+    """The Work was applied once: its copy is most likely there (read first, not created first)."""
+    return work.applied_at is not None
+
+
 def _apply(work: Work, conn: ClusterConnection) -> Outcome:
     """Create or update the member copy; an unmanaged existing object is taken only with Overwrite."""
     overwrite = work.binding.conflict_resolution == "Overwrite"
@@ -78,7 +83,9 @@ def _apply(work: Work, conn: ClusterConnection) -> Outcome:
         labels = (live.get("metadata") or {}).get("labels") or {}
         return labels.get(names.MANAGED_LABEL) == "true" or overwrite
 
-    outcome = objects.apply_object(conn, work.manifest, may_update=may_update, merge=retain_member_fields)
+    outcome = objects.apply_object(
+        conn, work.manifest, may_update=may_update, merge=retain_member_fields, exists=_written_before(work)
+    )
     if outcome.action == "refused":
         return Outcome("refused", outcome.object, "ConflictResolution", _conflict_message(work.manifest))
     return Outcome(outcome.action, outcome.object)
@@ -352,7 +359,9 @@ def apply_now(work_id: int, now: datetime | None = None) -> Outcome:
         outcome = Outcome("failed", reason="ClusterNotFound", message=problem)
     else:
         try:
-            applied = objects.apply_object(conn, work.manifest, merge=retain_member_fields)
+            applied = objects.apply_object(
+                conn, work.manifest, merge=retain_member_fields, exists=_written_before(work)
+            )
             outcome = Outcome(applied.action, applied.object)
         except KubeError as exc:
             outcome = Outcome("failed", reason="AppliedFailed", message=exc.message)

@@ -32,6 +32,19 @@ def test_apply_creates_the_namespace_then_updates_only_when_the_manifest_differs
     assert refused.action == "refused" and refused.object["data"] == {"a": "2"}
 
 
+def test_apply_of_an_object_written_before_reads_it_first_and_still_creates_a_missing_one(conn):
+    # missing, namespace too: the read finds nothing, the create makes both
+    assert objects.apply_object(conn, config_map({"a": "1"}), exists=True).action == "created"
+    assert objects.apply_object(conn, config_map({"a": "1"}), exists=True).action == "unchanged"
+    updated = objects.apply_object(conn, config_map({"a": "2"}), exists=True)
+    assert updated.action == "updated" and updated.object["data"] == {"a": "2"}
+    refused = objects.apply_object(conn, config_map({"a": "3"}), may_update=lambda live: False, exists=True)
+    assert refused.action == "refused" and refused.object["data"] == {"a": "2"}
+    objects.delete_object(conn, "v1", "ConfigMap", "c", "fresh")  # deleted by hand: written again
+    assert objects.apply_object(conn, config_map({"a": "4"}), exists=True).action == "created"
+    assert objects.get_object(conn, "v1", "ConfigMap", "c", "fresh")["data"] == {"a": "4"}
+
+
 def test_get_list_patch_and_delete_any_kind_including_ones_found_by_discovery(conn):
     info = objects.resource_info(conn, "v1", "Node")  # not built in: read from /api/v1
     assert (info.plural, info.namespaced) == ("nodes", False)
