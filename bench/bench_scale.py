@@ -160,6 +160,7 @@ from clusters import services  # noqa: E402
 from clusters.joining import JoinRequest  # noqa: E402
 from clusters.k8s import contexts, from_kubeconfig, objects  # noqa: E402
 from clusters.k8s.connection import load_kubeconfig  # noqa: E402
+from core import priorities  # noqa: E402
 from karmada_ui.celery import BULK_LANES, WORKER_QUEUES  # noqa: E402
 from scheduling.models import ResourceBinding, ResourceTemplate, Work  # noqa: E402
 from scheduling.services import apply_yaml  # noqa: E402
@@ -429,7 +430,8 @@ def scheduled_per_second(namespace: str) -> float:
 
 def engine_queued(broker) -> int:
     """Messages waiting on the schedule and propagate queues and their bulk lanes."""
-    return sum(broker.llen(name) for name in {*BULK_LANES, *BULK_LANES.values()})
+    lanes = {*BULK_LANES, *BULK_LANES.values()}
+    return sum(broker.llen(key) for name in lanes for key in priorities.redis_keys(name))
 
 
 def quiet(most: float = 900.0) -> float:
