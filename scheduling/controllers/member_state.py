@@ -206,15 +206,33 @@ def observe_applied(
     observed = Observed()
     if not waiting:
         return observed
-    works = Work.objects.filter(permanent_id__in=list(waiting), deleting=False, suspended=False)
-    found = {str(work.permanent_id): work for work in works}
+    held = [key for key, (kind, _) in waiting.items() if kind != "DELETED"]
+    works = Work.objects.filter(deleting=False, suspended=False)
+    # First only whether each apply is recorded: the Works still applying are not read with manifests
+    # (a seeding fleet holds thousands, looked at again every few HELD_CHECKs).
+    state = list(
+        works.filter(permanent_id__in=held).values_list(
+            "permanent_id", "applied", "applied_hash", "desired_hash"
+        )
+    )
+    ready = {
+        str(pid)
+        for pid, applied, applied_hash, desired_hash in state
+        if applied and applied_hash == desired_hash
+    }
+    applying = {str(pid) for pid, *_ in state} - ready
+    found = (
+        {str(work.permanent_id): work for work in works.filter(permanent_id__in=sorted(ready))}
+        if ready
+        else {}
+    )
     writes = StatusWrites()
     for key, (kind, obj) in waiting.items():
         work = found.get(key)
-        if work is None or kind == "DELETED":
-            continue
-        if not work.in_sync:
+        if key in applying or (work is not None and not work.in_sync):
             observed.waiting[key] = (kind, obj)
+        elif work is None or kind == "DELETED":
+            continue
         elif objects.is_subset(retain_member_fields(obj, work.manifest), obj):
             verdict = observe_copy(work, obj, now, writes)
             observed.add(work, verdict)

@@ -65,3 +65,23 @@ def test_status_writes_keep_the_last_status_given_per_work_and_write_nothing_els
     other = Work.objects.get(pk=second.pk)
     assert (other.status, other.health, other.applied_hash) == before
     assert StatusWrites().flush() == 0
+
+
+def test_held_copies_whose_works_are_still_applying_are_looked_at_without_reading_manifests(members):
+    apply_yaml(NGINX)
+    first, second = Work.objects.order_by("pk")
+    Work.objects.filter(pk__in=[first.pk, second.pk]).update(applied=False, applied_hash="", status={})
+    held = {
+        str(work.permanent_id): ("MODIFIED", copy_with(members, work.cluster_name, 2))
+        for work in (first, second)
+    }
+    with CaptureQueriesContext(connection) as queries:
+        still = member_state.observe_applied(held)
+    assert set(still.waiting) == set(held) and still.changed == set()
+    assert len(queries.captured_queries) == 1 and "manifest" not in queries.captured_queries[0]["sql"]
+    # one apply recorded: that Work alone is read whole and gets its held copy's status
+    Work.objects.filter(pk=first.pk).update(applied=True, applied_hash=first.desired_hash)
+    seen = member_state.observe_applied(held)
+    assert set(seen.waiting) == {str(second.permanent_id)} and seen.changed == {first.binding_id}
+    assert Work.objects.get(pk=first.pk).status["availableReplicas"] == 2
+    assert Work.objects.get(pk=second.pk).status == {}
