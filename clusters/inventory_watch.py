@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.utils import timezone
 
@@ -109,3 +109,14 @@ def fresh_inventory(cluster: Cluster, now: datetime) -> tuple[list[NodeInfo], Po
     if confirmed is None or abs((now - confirmed).total_seconds()) > CONFIRMED_WITHIN:
         return None
     return nodes_from_json(inventory.nodes), PodTotals.from_json(inventory.pods)
+
+
+def watched_cluster_names(now: datetime) -> set[str]:
+    """Clusters a running watcher confirmed within CONFIRMED_WITHIN seconds: it lists their copies every
+    resync and judges every event, so the reconcile need not read them back as well."""
+    since = now - timedelta(seconds=CONFIRMED_WITHIN)
+    return set(
+        ClusterInventory.objects.filter(
+            confirmed_at__gte=since, confirmed_at__lte=now + timedelta(seconds=5)
+        ).values_list("cluster__name", flat=True)
+    )

@@ -7,15 +7,17 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.db.models import Prefetch
 from django.utils import timezone
 
+from clusters.inventory_watch import watched_cluster_names
 from clusters.k8s import KubeError
 from clusters.models import Cluster
 from scheduling.controllers import detector, failover, marking, propagation, rescheduling
 from scheduling.controllers.planner_inputs import load_snapshots
 from scheduling.controllers.scheduler import queue_order
 from scheduling.karmada.triggers import EVERY_RECONCILE, binding_trigger
-from scheduling.models import ResourceBinding, ResourceTemplate
+from scheduling.models import ResourceBinding, ResourceTemplate, Work
 
 log = logging.getLogger(__name__)
 
@@ -78,13 +80,18 @@ def reconcile(now: datetime | None = None) -> ReconcilePlan:
         plan.apply += propagation.sync_binding(binding.pk)
     for template in ResourceTemplate.objects.filter(deleting_since__isnull=False, binding__isnull=True):
         template.delete()
-    for cluster in Cluster.objects.all():
+    # A watcher lists the copies of the clusters it confirms every resync and judges their events: the
+    # read-back is for the others (no watcher, one stopped or behind, a broken watch).
+    watched = watched_cluster_names(now)
+    for cluster in Cluster.objects.exclude(name__in=watched):
         try:
             plan.apply += propagation.sync_cluster_objects(cluster, now)
         except KubeError as exc:
             plan.unreachable.append(cluster.name)
             log.info("reconcile: %s skipped: %s", cluster.name, exc)
-    for binding in ResourceBinding.objects.select_related("template").prefetch_related("works"):
+    # the Works as aggregate_status reads them: never their manifests (all of them, every pass)
+    works = Prefetch("works", queryset=Work.objects.defer("manifest", "applied_overrides"))
+    for binding in ResourceBinding.objects.select_related("template").prefetch_related(works):
         propagation.aggregate_status(binding, now)
     plan.schedule = queue_order(plan.schedule)
     plan.apply = sorted(set(plan.apply))

@@ -262,3 +262,24 @@ def test_a_new_kind_is_watched_on_the_next_look_and_the_kinds_are_not_read_again
     watcher.refresh_reflectors()
     assert ("cluster-01", "v1", "ConfigMap") in watcher.reflectors
     assert ("cluster-02", "v1", "ConfigMap") not in watcher.reflectors
+
+
+def test_the_reconcile_reads_back_only_the_clusters_no_watcher_confirms(members, sim):
+    from clusters.models import Cluster, ClusterInventory
+    from scheduling.controllers import reconcile as reconciling
+
+    apply_yaml(NGINX)
+    store = sim.cluster("cluster-01").store
+    live = store.get(DEPLOYMENTS, "default", "nginx")
+    store.put_unseen(DEPLOYMENTS, {**live, "spec": {**live["spec"], "replicas": 9}})  # no event told
+    work = Work.objects.get(cluster_name="cluster-01")
+    now = timezone.now()
+    ClusterInventory.objects.create(
+        cluster=Cluster.objects.get(name="cluster-01"), changed_at=now, confirmed_at=now
+    )
+    # a running watcher confirms the cluster: its own resync lists the copy, the pass leaves it to it
+    assert work.pk not in reconciling.reconcile().apply
+    assert replicas(members, "cluster-01") == 9
+    # the watcher stopped confirming (gone, behind, a watch broken): the pass reads the copy back
+    ClusterInventory.objects.update(confirmed_at=now - timedelta(minutes=1))
+    assert work.pk in reconciling.reconcile().apply
