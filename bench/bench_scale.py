@@ -82,9 +82,21 @@ def parse_args() -> argparse.Namespace:
         action="store_true",
         help="a second quiet minute with the watcher's node and pod inventory off (health lists them)",
     )
+    parser.add_argument(
+        "--quiet-minutes",
+        type=int,
+        default=0,
+        help="this many more quiet minutes, the watcher's CPU in each (its 5-minute resync among them)",
+    )
     options = parser.parse_args()
-    if min(options.clusters, options.workloads, options.samples) <= 0 or options.wide_clusters < 0:
-        parser.error("--clusters, --workloads and --samples must be positive")
+    if (
+        min(options.clusters, options.workloads, options.samples) <= 0
+        or min(options.wide_clusters, options.quiet_minutes) < 0
+    ):
+        parser.error(
+            "--clusters, --workloads and --samples must be positive; "
+            "--wide-clusters and --quiet-minutes not negative"
+        )
     if not re.fullmatch(r"[a-z_][a-z0-9_]{0,62}", options.database):
         parser.error("--database must be a plain PostgreSQL name (lower case, digits, _)")
     return options
@@ -148,6 +160,7 @@ from clusters import services  # noqa: E402
 from clusters.joining import JoinRequest  # noqa: E402
 from clusters.k8s import contexts, from_kubeconfig, objects  # noqa: E402
 from clusters.k8s.connection import load_kubeconfig  # noqa: E402
+from core import priorities  # noqa: E402
 from karmada_ui.celery import BULK_LANES, WORKER_QUEUES  # noqa: E402
 from scheduling.models import ResourceBinding, ResourceTemplate, Work  # noqa: E402
 from scheduling.services import apply_yaml  # noqa: E402
@@ -417,7 +430,8 @@ def scheduled_per_second(namespace: str) -> float:
 
 def engine_queued(broker) -> int:
     """Messages waiting on the schedule and propagate queues and their bulk lanes."""
-    return sum(broker.llen(name) for name in {*BULK_LANES, *BULK_LANES.values()})
+    lanes = {*BULK_LANES, *BULK_LANES.values()}
+    return sum(broker.llen(key) for name in lanes for key in priorities.redis_keys(name))
 
 
 def quiet(most: float = 900.0) -> float:
@@ -826,6 +840,15 @@ def main() -> int:
             engine,
             rows,
         )
+
+        if OPTIONS.quiet_minutes:
+            minutes = [idle_cpu(stack, ["watcher"], 60)["watcher"] for _ in range(OPTIONS.quiet_minutes)]
+            note = (
+                f"| watcher CPU s/min in {len(minutes)} more quiet minutes (its resync every 5 min falls in "
+                f"them) | {' / '.join(f'{m:.1f}' for m in minutes)} | | | |"
+            )
+            print(note, flush=True)
+            rows.append(note)
 
         latencies, traces = new_workload_latencies(conns, "bench", OPTIONS.samples)
         for row in trace_rows(traces):  # where the time went, step by step (median, max)

@@ -9,6 +9,8 @@ from celery import Celery
 from celery.app.routes import MapRoute
 from kombu import Exchange, Queue
 
+from core import priorities
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "karmada_ui.settings")
 
 app = Celery("karmada_ui")
@@ -50,10 +52,13 @@ ROUTES = MapRoute(
 
 def route_task(name, args, kwargs, options, task=None, **kw):
     """A task's queue by its module; for a task called with `bulk=True`, that queue's bulk lane (the
-    steps of a bulk re-plan queue each other there)."""
+    steps of a bulk re-plan queue each other there). Bulk work is sent at core.priorities.BULK unless
+    the caller gave a priority."""
     route = ROUTES(name)
     if route and (kwargs or {}).get("bulk"):
         route["queue"] = BULK_LANES.get(route["queue"], route["queue"])
+    if route and route["queue"] in BULK_LANES.values():
+        route = {**route, "priority": priorities.BULK}
     return route
 
 

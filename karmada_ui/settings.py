@@ -11,6 +11,7 @@ from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
+from core import priorities
 from core.env import (
     email_url_parts,
     env_bool,
@@ -208,7 +209,11 @@ else:
     # A worker's BRPOP names its queues in its `-Q` order and Redis answers from the first non-empty
     # one; kombu's default ("round_robin") would move the queue just served to the end, alternating
     # event-driven work and the bulk lanes. The demo's folder broker asks in order too (folder_broker).
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"queue_order_strategy": "priority"}
+    # Message priorities (core.priorities) order work within and across the queues.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "queue_order_strategy": "priority",
+        "priority_steps": priorities.STEPS,
+    }
 # django-celery-results' database backend, retrying a write on a fresh connection after the database
 # dropped the old one (see karmada_ui/result_backend.py); up to 20 tries, at most a second apart.
 CELERY_RESULT_BACKEND = "karmada_ui.result_backend:ReconnectingDatabaseBackend"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import transaction
 
+from core import priorities
 from scheduling.controllers import detector, dispatch, marking, propagation, rebalancing, rollouts, scheduler
 from scheduling.controllers import reconcile as reconciling
 
@@ -33,13 +34,13 @@ BULK_SYNC_BATCH = 2
 ONCE = {"acks_late": True, "reject_on_worker_lost": True, "soft_time_limit": 300, "time_limit": 330}
 
 
-def after_commit(task, *args, bulk: bool = False) -> None:
+def after_commit(task, *args, bulk: bool = False, priority: int | None = None) -> None:
     """Enqueue a task once the current transaction commits (at once outside one); bulk work on the
-    bulk lane of the task's queue, the task told so (what it queues goes there too)."""
-    if bulk:  # routed by karmada_ui.celery.route_task
-        transaction.on_commit(lambda: task.apply_async(args, {"bulk": True}))
-    else:
-        transaction.on_commit(lambda: task.delay(*args))
+    bulk lane of the task's queue, the task told so (what it queues goes there too). `priority` as in
+    core.priorities (0 first; none: the lane's own)."""
+    options = {} if priority is None else {"priority": priority}
+    kwargs = {"bulk": True} if bulk else {}  # routed by karmada_ui.celery.route_task
+    transaction.on_commit(lambda: task.apply_async(args, kwargs, **options))
 
 
 @shared_task(name="scheduling.tasks.detect_template", **ONCE)
@@ -88,8 +89,10 @@ def mark_bindings(binding_ids) -> list[int]:
 def queue_sync(binding_ids: list[int], bulk: bool = False) -> None:
     """Queue the propagation of bindings in tasks of SYNC_BATCH (BULK_SYNC_BATCH in bulk)."""
     size = BULK_SYNC_BATCH if bulk else SYNC_BATCH
+    # renders wait behind the member writes of those already rendered (core.priorities)
+    priority = priorities.BULK_SYNC if bulk else priorities.SYNC
     for start in range(0, len(binding_ids), size):
-        after_commit(sync_bindings, binding_ids[start : start + size], bulk=bulk)
+        after_commit(sync_bindings, binding_ids[start : start + size], bulk=bulk, priority=priority)
 
 
 def queue_dirty(binding_ids: list[int], bulk: bool = False) -> None:

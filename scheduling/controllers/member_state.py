@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from clusters.k8s import objects
 from scheduling.controllers.propagation import REPAIR, STATUS, copy_key, observe_copy
+from scheduling.controllers.status_writes import StatusWrites
 from scheduling.karmada import names
 from scheduling.karmada.manifests import retain_member_fields
 from scheduling.models import Work
@@ -131,13 +132,15 @@ def observe_listing(
             again.append(pk)
     if judged is not None:
         judged.kinds[key] = kept  # Works gone or out of sync since are forgotten with the old map
+    writes = StatusWrites()
     for start in range(0, len(again), JUDGED_CHUNK):
         for work in Work.objects.filter(pk__in=again[start : start + JUDGED_CHUNK]).order_by("pk"):
             copy = live.get(copy_key(work.manifest))
-            found = observe_copy(work, copy, now)
+            found = observe_copy(work, copy, now, writes)
             observed.add(work, found)
             if judged is not None:
                 judged.record(key, work, copy, found)
+        writes.flush()
     return observed
 
 
@@ -170,6 +173,7 @@ def observe_cluster_events(
     if not latest:
         return observed
     works = Work.objects.filter(deleting=False, suspended=False, permanent_id__in=list(latest))
+    writes = StatusWrites()
     for work in works.order_by("pk"):
         key = str(work.permanent_id)
         cluster, kind, obj = latest[key]
@@ -180,10 +184,11 @@ def observe_cluster_events(
             continue
         observed.judged.add(key)
         copy = None if kind == "DELETED" else obj
-        found = observe_copy(work, copy, now)
+        found = observe_copy(work, copy, now, writes)
         observed.add(work, found)
         if judged is not None:
             judged.record(kind_key(cluster, work.manifest), work, copy, found)
+    writes.flush()  # every status this batch found, in one statement
     return observed
 
 
@@ -201,17 +206,37 @@ def observe_applied(
     observed = Observed()
     if not waiting:
         return observed
-    works = Work.objects.filter(permanent_id__in=list(waiting), deleting=False, suspended=False)
-    found = {str(work.permanent_id): work for work in works}
+    held = [key for key, (kind, _) in waiting.items() if kind != "DELETED"]
+    works = Work.objects.filter(deleting=False, suspended=False)
+    # First only whether each apply is recorded: the Works still applying are not read with manifests
+    # (a seeding fleet holds thousands, looked at again every few HELD_CHECKs).
+    state = list(
+        works.filter(permanent_id__in=held).values_list(
+            "permanent_id", "applied", "applied_hash", "desired_hash"
+        )
+    )
+    ready = {
+        str(pid)
+        for pid, applied, applied_hash, desired_hash in state
+        if applied and applied_hash == desired_hash
+    }
+    applying = {str(pid) for pid, *_ in state} - ready
+    found = (
+        {str(work.permanent_id): work for work in works.filter(permanent_id__in=sorted(ready))}
+        if ready
+        else {}
+    )
+    writes = StatusWrites()
     for key, (kind, obj) in waiting.items():
         work = found.get(key)
-        if work is None or kind == "DELETED":
-            continue
-        if not work.in_sync:
+        if key in applying or (work is not None and not work.in_sync):
             observed.waiting[key] = (kind, obj)
+        elif work is None or kind == "DELETED":
+            continue
         elif objects.is_subset(retain_member_fields(obj, work.manifest), obj):
-            verdict = observe_copy(work, obj, now)
+            verdict = observe_copy(work, obj, now, writes)
             observed.add(work, verdict)
             if judged is not None:
                 judged.record(kind_key(work.cluster_name, work.manifest), work, obj, verdict)
+    writes.flush()
     return observed

@@ -17,6 +17,7 @@ from clusters.models import Cluster
 from scheduling.controllers import drift_events, render_keys, rollouts
 from scheduling.controllers.planner_inputs import cluster_identity
 from scheduling.controllers.scheduler import set_condition
+from scheduling.controllers.status_writes import StatusWrites
 from scheduling.karmada import names
 from scheduling.karmada.interpreter import dependencies, interpret_health, reflect_status, workload_of
 from scheduling.karmada.manifests import member_manifest, needs_replica_revision, retain_member_fields
@@ -534,10 +535,12 @@ def copy_key(manifest: dict[str, Any]) -> tuple[str, str, str, str]:
     )
 
 
-def observe_copy(work: Work, current: dict[str, Any] | None, now: datetime) -> str:
+def observe_copy(
+    work: Work, current: dict[str, Any] | None, now: datetime, writes: StatusWrites | None = None
+) -> str:
     """Compare a Work with its member copy as last seen (None: absent) and record what follows:
     REPAIR when the copy is missing or was changed by hand (re-apply it), STATUS when its status or
-    health changed (written), "" when nothing did."""
+    health changed (written now, or with `writes` when that is flushed), "" when nothing did."""
     if current is None or not objects.is_subset(retain_member_fields(current, work.manifest), current):
         drift_events.record_drift(work, current, now)
         if work.in_sync:
@@ -548,10 +551,13 @@ def observe_copy(work: Work, current: dict[str, Any] | None, now: datetime) -> s
     if (status, health) == (work.status, work.health):
         return ""
     since = (work.unhealthy_since or now) if health == UNHEALTHY else None
-    Work.objects.filter(pk=work.pk).update(
-        status=status, health=health, status_at=now, unhealthy_since=since, updated_at=timezone.now()
-    )
     work.status, work.health, work.status_at, work.unhealthy_since = status, health, now, since
+    if writes is not None:
+        writes.add(work)
+    else:
+        Work.objects.filter(pk=work.pk).update(
+            status=status, health=health, status_at=now, unhealthy_since=since, updated_at=timezone.now()
+        )
     return STATUS
 
 
@@ -570,11 +576,13 @@ def sync_cluster_objects(cluster: Cluster, now: datetime | None = None) -> list[
             live[copy_key(item)] = item
     repair = []
     changed: set[int] = set()
+    writes = StatusWrites()
     for work in works:
-        found = observe_copy(work, live.get(copy_key(work.manifest)), now)
+        found = observe_copy(work, live.get(copy_key(work.manifest)), now, writes)
         if found == REPAIR:
             repair.append(work.pk)
         elif found == STATUS:
             changed.add(work.binding_id)
+    writes.flush()
     aggregate_bindings(changed, now)
     return repair

@@ -18,6 +18,7 @@ import pytest
 import redis
 
 from clusters.k8s import ClusterConnection, objects
+from core import priorities
 from scheduling.tasks import BULK_SYNC_BATCH
 from tests.support.fault_stack import CLUSTERS, NAMESPACE, fault_stack, kill_group, redis_db, workloads_yaml
 
@@ -27,7 +28,7 @@ DEADLINE_S = 90
 
 
 def queued(broker: redis.Redis, queue: str) -> int:
-    return int(broker.llen(queue))
+    return sum(int(broker.llen(key)) for key in priorities.redis_keys(queue))
 
 
 def wait_until(what: str, check, deadline_s: float = DEADLINE_S) -> None:

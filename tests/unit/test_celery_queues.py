@@ -44,3 +44,24 @@ def test_workers_take_their_event_driven_queue_before_its_bulk_lane():
     one = ONE_WORKER_QUEUES.split(",")
     assert set(one) == {*QUEUES, "celery"}
     assert max(one.index(q) for q in BULK_LANES) < min(one.index(lane) for lane in BULK_LANES.values())
+
+
+def test_bulk_work_is_sent_after_event_work_and_renders_after_member_writes():
+    from core import priorities
+
+    router = app.amqp.router
+
+    def priority(name: str, **kwargs) -> int | None:
+        return router.route({}, name, (), kwargs).get("priority")
+
+    assert priority("scheduling.tasks.apply_works") is None  # 0: taken first
+    assert priority("scheduling.tasks.apply_works", bulk=True) == priorities.BULK
+    assert priority("scheduling.tasks.reconcile") == priorities.BULK
+    assert priority("scheduling.tasks.schedule_detected", bulk=True) == priorities.BULK
+    # a caller's own priority stands (a bulk render, after the bulk lane's member writes)
+    explicit = router.route(
+        {"priority": priorities.BULK_SYNC}, "scheduling.tasks.sync_bindings", (), {"bulk": True}
+    )
+    assert explicit["priority"] == priorities.BULK_SYNC
+    assert 0 < priorities.SYNC < priorities.BULK < priorities.BULK_SYNC
+    assert priorities.redis_keys("propagate")[0] == "propagate"
