@@ -397,7 +397,8 @@ def _update_changed(works: list[Work]) -> None:
     sql = (
         f"UPDATE {table} AS w SET manifest = v.manifest, desired_hash = v.hash, "  # noqa: S608
         "deleting = v.deleting, suspended = v.suspended, applied_overrides = v.overrides, updated_at = v.at "
-        f"FROM (VALUES {values}) AS v(id, manifest, hash, deleting, suspended, overrides, at) WHERE w.id = v.id"
+        f"FROM (VALUES {values}) AS v(id, manifest, hash, deleting, suspended, overrides, at) "
+        "WHERE w.id = v.id"
     )
     params: list[Any] = []
     for w in works:
