@@ -9,9 +9,19 @@ from typing import Any
 from scheduling.karmada import names
 from scheduling.karmada.documents import Workload
 from scheduling.karmada.interpreter import has_replicas, revise_replicas
-from scheduling.karmada.overrides import OverrideSource, apply_overrides
+from scheduling.karmada.overrides import OverrideSource, override_in_place
 from scheduling.karmada.shapes import BindingLike, TemplateLike
 from scheduling.planner import ClusterSnapshot, Placement
+
+
+def copy_document(value: Any) -> Any:
+    """A deep copy of a JSON document (maps, lists and scalars), without deepcopy's memo bookkeeping:
+    a member copy is rendered from the template once per cluster."""
+    if isinstance(value, dict):
+        return {key: copy_document(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [copy_document(item) for item in value]
+    return value
 
 
 def needs_replica_revision(binding: BindingLike) -> bool:
@@ -69,10 +79,10 @@ def member_manifest(
 
     Keeps the template's name and namespace. Raises OverrideError when an overrider cannot apply.
     """
-    manifest = copy.deepcopy(template.manifest)
+    manifest = copy_document(template.manifest)
     if replicas is not None and has_replicas(manifest):
         revise_replicas(manifest, replicas)
-    manifest, applied = apply_overrides(manifest, cluster, sources, workload)
+    applied = override_in_place(manifest, cluster, sources, workload)
     labels, annotations = karmada_metadata(
         binding, template, work_name, names.execution_namespace(cluster.name), work_id
     )
@@ -90,7 +100,7 @@ def retain_member_fields(live: dict[str, Any], desired: dict[str, Any]) -> dict[
 
     Keys Karmada managed before (the live managed-labels/-annotations lists) but no longer wants are dropped.
     """
-    body = copy.deepcopy(desired)
+    body = copy_document(desired)
     live_meta, meta = live.get("metadata") or {}, body.setdefault("metadata", {})
     for field, record in (("labels", names.MANAGED_LABELS), ("annotations", names.MANAGED_ANNOTATIONS)):
         previously = set(((live_meta.get("annotations") or {}).get(record) or "").split(","))

@@ -85,6 +85,13 @@ def apply_overrides(
 ) -> tuple[dict[str, Any], dict[str, list[str]]]:
     """The manifest after every rule matching this cluster, and the policies applied by scope."""
     result = copy.deepcopy(manifest)
+    return result, override_in_place(result, cluster, sources, workload)
+
+
+def override_in_place(
+    result: dict[str, Any], cluster: ClusterSnapshot, sources: list[OverrideSource], workload: Workload
+) -> dict[str, list[str]]:
+    """apply_overrides on a manifest of the caller's own (changed in place): the policies applied."""
     applied: dict[str, list[str]] = {"cluster": [], "namespaced": []}
     for source in ordered_sources(sources, workload):
         used = False
@@ -96,7 +103,7 @@ def apply_overrides(
             used = True
         if used:
             applied["cluster" if source.cluster_scoped else "namespaced"].append(source.name)
-    return result, applied
+    return applied
 
 
 def apply_overriders(manifest: dict[str, Any], overriders: dict[str, Any]) -> None:
