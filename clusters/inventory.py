@@ -3,27 +3,25 @@
 from __future__ import annotations
 
 import logging
-import random
 import threading
 import time
 from typing import Any
 
 from clusters import k8s
 from clusters.k8s import ClusterConnection, KubeError, NodeInfo, Resources
-from clusters.k8s.watch import Expired, list_each, watch_kind
+from clusters.k8s.reflector import ListWatchThread
+from clusters.k8s.watch import list_each, watch_kind
 from clusters.resource_summary import PodTotals
 
 log = logging.getLogger(__name__)
 
 KINDS = {"nodes": ("v1", "Node"), "pods": ("v1", "Pod")}
-BACKOFF_FIRST, BACKOFF_MAX = 0.5, 30.0
 # The server ends each watch after this long and the reflector opens the next, so even a server that
 # sends no bookmarks is heard from this often.
 WATCH_SECONDS = 60
 # A cache not heard from (event, bookmark, listing or a watch ended by the server) for this long is
 # stale even if no error said so; longer than a watch and its reconnect.
 SILENT_FOR = 90.0
-RESYNC_JITTER = 0.1
 
 PodEntry = tuple[str, Resources]  # (node name, requests)
 
@@ -110,9 +108,11 @@ class Inventory:
         return generation, nodes, PodTotals.of_requests(pods)
 
 
-class InventoryReflector(threading.Thread):
+class InventoryReflector(ListWatchThread):
     """List one kind into an Inventory, then watch from the list's resourceVersion; 410 Gone, a broken
     watch or the resync period lists again (a broken one marks the cache lost until then)."""
+
+    retried = (Exception,)  # a reflector that died would leave its cache synced and frozen
 
     def __init__(
         self,
@@ -122,39 +122,18 @@ class InventoryReflector(threading.Thread):
         resync: float,
         watch_seconds: int = WATCH_SECONDS,
     ) -> None:
-        super().__init__(name=f"inventory-{conn.name}-{kind}", daemon=True)
+        super().__init__(f"inventory-{conn.name}-{kind}", resync, watch_seconds)
         self.conn, self.kind, self.inventory = conn, kind, inventory
         self.api_version, self.kind_name = KINDS[kind]
-        self.resync = resync * (1 - RESYNC_JITTER * random.random())
-        self.watch_seconds = watch_seconds
-        self.stopping = threading.Event()
 
-    def stop(self) -> None:
-        self.stopping.set()
-
-    def run(self) -> None:
-        version, listed_at, backoff = "", 0.0, BACKOFF_FIRST
-        while not self.stopping.is_set():
-            try:
-                if not version or time.monotonic() - listed_at >= self.resync:
-                    version, listed_at = self._list(), time.monotonic()
-                version = self._watch(version, listed_at)
-                backoff = BACKOFF_FIRST
-            except Expired:
-                version = ""  # too old: the next turn lists again
-            except Exception as exc:  # a reflector that died would leave its cache synced and frozen
-                self.inventory.lost(self.kind)
-                version = ""
-                if self.stopping.is_set():
-                    break
-                if isinstance(exc, KubeError):
-                    log.info("inventory %s %s: %s; again in %.1fs", self.conn.name, self.kind, exc, backoff)
-                else:
-                    log.exception(
-                        "inventory %s %s failed; again in %.1fs", self.conn.name, self.kind, backoff
-                    )
-                self.stopping.wait(backoff * random.uniform(0.8, 1.2))
-                backoff = min(backoff * 2, BACKOFF_MAX)
+    def _failed(self, exc: BaseException, backoff: float, version: str) -> str:
+        self.inventory.lost(self.kind)
+        if not self.stopping.is_set():
+            if isinstance(exc, KubeError):
+                log.info("inventory %s %s: %s; again in %.1fs", self.conn.name, self.kind, exc, backoff)
+            else:
+                log.exception("inventory %s %s failed; again in %.1fs", self.conn.name, self.kind, backoff)
+        return ""
 
     def _list(self) -> str:
         objects: dict[Any, Any] = {}

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import queue
-import random
 import threading
 import time
 from collections import defaultdict
@@ -27,8 +26,9 @@ from django.utils import timezone
 
 from clusters.inventory_watch import WRITE_EVERY as INVENTORY_WRITE_EVERY
 from clusters.inventory_watch import InventoryWatch
-from clusters.k8s import ClusterConnection, KubeError
-from clusters.k8s.watch import Expired, list_kind, watch_kind
+from clusters.k8s import ClusterConnection
+from clusters.k8s.reflector import ListWatchThread
+from clusters.k8s.watch import list_kind, watch_kind
 from clusters.models import Cluster
 from scheduling import tasks
 from scheduling.controllers import member_state, propagation, rollouts
@@ -38,7 +38,6 @@ from scheduling.models import Work
 log = logging.getLogger(__name__)
 
 SELECTOR = f"{names.MANAGED_LABEL}=true"
-BACKOFF_FIRST, BACKOFF_MAX = 0.5, 30.0
 # An event of a copy whose Work is still being applied is held until the apply is recorded, looked at
 # again this often, and for at most this long (after that the next event or listing brings its status).
 HELD_CHECK, HELD_FOR = 0.05, 60.0
@@ -48,8 +47,6 @@ BATCH_WINDOW = 0.02
 # At most this many member objects wait between the reflectors and the database loop; a reflector with
 # more waits (its watch stream waits in its connection), so a loop that falls behind holds bounded memory.
 BACKLOG_OBJECTS = 20_000
-# Each reflector's resync period is this much shorter at random, so listings do not all come at once.
-RESYNC_JITTER = 0.1
 # the kinds the Works hold are read again at least this often (seconds), else only when Works were added
 KINDS_AGAIN = 60.0
 
@@ -134,7 +131,7 @@ class Counters:
     bookmarks: int = 0
 
 
-class Reflector(threading.Thread):
+class Reflector(ListWatchThread):
     """List, then watch from the list's resourceVersion; bookmarks move it on; 410 Gone lists again;
     a broken connection is retried with back-off from the last resourceVersion; every `resync`
     seconds a fresh listing bounds how long a missed event can go unrepaired."""
@@ -149,31 +146,17 @@ class Reflector(threading.Thread):
         watch_seconds: int,
         counters: Counters,
     ) -> None:
-        super().__init__(name=f"watch-{conn.name}-{kind}", daemon=True)
+        super().__init__(f"watch-{conn.name}-{kind}", resync, watch_seconds)
         self.conn, self.api_version, self.kind = conn, api_version, kind
-        self.out, self.watch_seconds, self.counters = out, watch_seconds, counters
-        self.resync = resync * (1 - RESYNC_JITTER * random.random())
-        self.stopping = threading.Event()
+        self.out, self.counters = out, counters
 
-    def stop(self) -> None:
-        self.stopping.set()
+    def _expired(self) -> None:
+        self.counters.expired += 1
 
-    def run(self) -> None:
-        version, listed_at, backoff = "", 0.0, BACKOFF_FIRST
-        while not self.stopping.is_set():
-            try:
-                if not version or time.monotonic() - listed_at >= self.resync:
-                    version, listed_at = self._list(), time.monotonic()
-                version = self._watch(version, listed_at)
-                backoff = BACKOFF_FIRST
-            except Expired:
-                self.counters.expired += 1
-                version = ""  # too old: the next turn lists again
-            except KubeError as exc:
-                self.counters.reconnects += 1
-                log.info("watch %s %s: %s; again in %.1fs", self.conn.name, self.kind, exc, backoff)
-                self.stopping.wait(backoff * random.uniform(0.8, 1.2))
-                backoff = min(backoff * 2, BACKOFF_MAX)
+    def _failed(self, exc: BaseException, backoff: float, version: str) -> str:
+        self.counters.reconnects += 1
+        log.info("watch %s %s: %s; again in %.1fs", self.conn.name, self.kind, exc, backoff)
+        return version
 
     def _list(self) -> str:
         asked = timezone.now()
