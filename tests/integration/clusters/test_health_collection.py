@@ -10,6 +10,7 @@ from django.utils import timezone
 from clusters.collector import collect_cluster, mark_stale
 from clusters.models import Cluster, ClusterEvent, ClusterSample
 from membersim import ClusterSpec
+from tests.support.deployments import requesting
 
 pytestmark = pytest.mark.django_db
 INTERVAL = 10.0
@@ -125,28 +126,14 @@ def test_a_cluster_being_collected_is_not_collected_twice_at_once(beijing):
     assert collect_cluster(cluster().pk) is None
 
 
-def deployment(name, replicas, cpu, memory):
-    container = {"name": "app", "image": "nginx", "resources": {"requests": {"cpu": cpu, "memory": memory}}}
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": name, "namespace": "default"},
-        "spec": {
-            "replicas": replicas,
-            "selector": {"matchLabels": {"app": name}},
-            "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": [container]}},
-        },
-    }
-
-
 def test_allocated_allocating_and_usage_match_what_the_member_reports(beijing):
     from clusters.k8s.client import api_client
     from clusters.k8s.rest import get_json, request
 
     client = api_client(cluster().connection(), 5)
     url = "/apis/apps/v1/namespaces/default/deployments"
-    assert request(client, "POST", url, body=deployment("web", 3, "500m", "1Gi")).status == 201
-    assert request(client, "POST", url, body=deployment("huge", 1, "64", "1Gi")).status == 201  # fits no node
+    assert request(client, "POST", url, body=requesting("web", 3, "500m", "1Gi")).status == 201
+    assert request(client, "POST", url, body=requesting("huge", 1, "64", "1Gi")).status == 201  # fits no node
     collect_cluster(cluster().pk)
     c = cluster()
     pods = get_json(client, "/api/v1/pods")["items"]

@@ -14,6 +14,7 @@ from clusters.k8s.client import api_client
 from clusters.k8s.rest import request
 from clusters.models import Cluster, ClusterInventory
 from membersim import ClusterSpec
+from tests.support.deployments import requesting
 
 pytestmark = pytest.mark.django_db
 
@@ -65,20 +66,6 @@ def client():
     return api_client(cluster().connection(), 5)
 
 
-def deployment(name, replicas, cpu, memory):
-    container = {"name": "app", "image": "nginx", "resources": {"requests": {"cpu": cpu, "memory": memory}}}
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": name, "namespace": "default"},
-        "spec": {
-            "replicas": replicas,
-            "selector": {"matchLabels": {"app": name}},
-            "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": [container]}},
-        },
-    }
-
-
 def pod(name, cpu):
     container = {"name": "job", "image": "busybox", "resources": {"requests": {"cpu": cpu, "memory": "64Mi"}}}
     return {
@@ -111,8 +98,8 @@ def figures(c):
 
 def test_the_inventory_gives_the_figures_a_direct_list_gives(beijing, watch):
     url = "/apis/apps/v1/namespaces/default/deployments"
-    assert request(client(), "POST", url, body=deployment("web", 3, "500m", "1Gi")).status == 201
-    assert request(client(), "POST", url, body=deployment("huge", 1, "64", "1Gi")).status == 201  # unbound
+    assert request(client(), "POST", url, body=requesting("web", 3, "500m", "1Gi")).status == 201
+    assert request(client(), "POST", url, body=requesting("huge", 1, "64", "1Gi")).status == 201  # unbound
     beijing.control("beijing", "node-notready", "beijing-node-2")
     listed = collect_cluster(cluster().pk)
     assert not listed.watched  # no inventory yet: a direct list
