@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
 
 from django.db import connection
 from django.utils import timezone
 
+from scheduling.controllers.values_sql import values_list
 from scheduling.karmada.interpreter import interpret_health, reflect_status
 from scheduling.models import UNHEALTHY, Work
 
@@ -64,7 +64,7 @@ def _update_postgresql(
     """One UPDATE … FROM (VALUES …) with the desired_hash condition, RETURNING the ids written."""
     quote = connection.ops.quote_name
     table = quote(Work._meta.db_table)
-    values = ", ".join(["(%s::bigint, %s::text, %s::jsonb, %s::text, %s::timestamptz)"] * len(rows))
+    values, row_params = values_list(("bigint", "text", "jsonb", "text", "timestamptz"), rows)
     # Only quoted identifiers and placeholders are interpolated; every value is a parameter.
     sql = (
         f"UPDATE {table} AS w SET applied = true, applied_hash = v.hash, applied_reason = %s, "  # noqa: S608
@@ -74,9 +74,7 @@ def _update_postgresql(
         "WHERE w.id = v.id AND w.desired_hash = v.hash RETURNING w.id"
     )
     recorded = timezone.now()
-    params: list[Any] = [APPLIED_REASON, APPLIED_MESSAGE, recorded, recorded, now]
-    for pk, desired_hash, status, health, since in rows:
-        params += [pk, desired_hash, json.dumps(status), health, since]
+    params: list[Any] = [APPLIED_REASON, APPLIED_MESSAGE, recorded, recorded, now, *row_params]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return {row[0] for row in cursor.fetchall()}

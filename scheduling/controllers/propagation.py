@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from scheduling.controllers import drift_events, render_keys, rollouts
 from scheduling.controllers.planner_inputs import cluster_identity
 from scheduling.controllers.scheduler import set_condition
 from scheduling.controllers.status_writes import StatusWrites
+from scheduling.controllers.values_sql import values_list
 from scheduling.karmada import names
 from scheduling.karmada.interpreter import dependencies, interpret_health, reflect_status, workload_of
 from scheduling.karmada.manifests import member_manifest, needs_replica_revision, retain_member_fields
@@ -389,9 +389,12 @@ def _update_changed(works: list[Work]) -> None:
         Work.objects.bulk_update(works, CHANGED_FIELDS)
         return
     table = connection.ops.quote_name(Work._meta.db_table)
-    values = ", ".join(
-        ["(%s::bigint, %s::jsonb, %s::text, %s::boolean, %s::boolean, %s::jsonb, %s::timestamptz)"]
-        * len(works)
+    values, params = values_list(
+        ("bigint", "jsonb", "text", "boolean", "boolean", "jsonb", "timestamptz"),
+        (
+            (w.pk, w.manifest, w.desired_hash, w.deleting, w.suspended, w.applied_overrides, w.updated_at)
+            for w in works
+        ),
     )
     # Only a quoted identifier and placeholders are interpolated; every value is a parameter.
     sql = (
@@ -400,17 +403,6 @@ def _update_changed(works: list[Work]) -> None:
         f"FROM (VALUES {values}) AS v(id, manifest, hash, deleting, suspended, overrides, at) "
         "WHERE w.id = v.id"
     )
-    params: list[Any] = []
-    for w in works:
-        params += [
-            w.pk,
-            json.dumps(w.manifest),
-            w.desired_hash,
-            w.deleting,
-            w.suspended,
-            json.dumps(w.applied_overrides),
-            w.updated_at,
-        ]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -10,6 +9,7 @@ from typing import Any
 from django.db import OperationalError, connection, transaction
 from django.utils import timezone
 
+from scheduling.controllers.values_sql import values_list
 from scheduling.models import Work
 
 # Rows per statement (five parameters each).
@@ -67,7 +67,10 @@ def _update_postgresql(rows: list[Row]) -> int:
     """One UPDATE … FROM (VALUES …), the rows locked in id order first (as other writers of many Works)."""
     quote = connection.ops.quote_name
     table = quote(Work._meta.db_table)
-    values = ", ".join(["(%s::bigint, %s::jsonb, %s::text, %s::timestamptz, %s::timestamptz)"] * len(rows))
+    values, row_params = values_list(
+        ("bigint", "jsonb", "text", "timestamptz", "timestamptz"),
+        ((pk, status, health, status_at, since) for pk, (status, health, status_at, since) in rows),
+    )
     # Only quoted identifiers and placeholders are interpolated; every value is a parameter.
     sql = (
         f"WITH locked AS (SELECT id FROM {table} WHERE id = ANY(%s) ORDER BY id FOR UPDATE) "  # noqa: S608
@@ -76,9 +79,7 @@ def _update_postgresql(rows: list[Row]) -> int:
         f"FROM (VALUES {values}) AS v(id, status, health, status_at, since) JOIN locked ON locked.id = v.id "
         "WHERE w.id = v.id"
     )
-    params: list[Any] = [[pk for pk, _ in rows], timezone.now()]
-    for pk, (status, health, status_at, since) in rows:
-        params += [pk, json.dumps(status), health, status_at, since]
+    params: list[Any] = [[pk for pk, _ in rows], timezone.now(), *row_params]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return int(cursor.rowcount)
