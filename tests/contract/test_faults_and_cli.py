@@ -409,11 +409,29 @@ def test_a_cluster_whose_port_is_taken_serves_on_a_free_one_and_the_cli_says_whi
     assert process.returncode == 0
 
 
+def port_after_a_free_one(taken: socket.socket) -> int:
+    """Bind `taken` to a port whose predecessor is free (another test's socket may hold any port)."""
+    for _ in range(50):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            free = probe.getsockname()[1]
+        try:
+            taken.bind(("127.0.0.1", free + 1))
+        except OSError:
+            continue
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", free))
+            except OSError:
+                continue
+        return free + 1
+    raise AssertionError("no two adjacent free ports on 127.0.0.1")
+
+
 def test_the_simulator_moves_only_the_clusters_whose_ports_are_taken():
     with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
+        port = port_after_a_free_one(taken)
         taken.listen()
-        port = taken.getsockname()[1]
         specs = [ClusterSpec(name="first", nodes=1), ClusterSpec(name="second", nodes=1)]
         with Simulator(specs, port=port - 1) as simulator:
             assert list(simulator.moved) == ["second"] and simulator.moved["second"][0] == port
