@@ -22,7 +22,7 @@ from scheduling import events
 from scheduling.controllers import applied_writes, drift_events, locks, propagation
 from scheduling.karmada import names
 from scheduling.karmada.manifests import released_copy, retain_member_fields
-from scheduling.models import Work
+from scheduling.models import ResourceBinding, Work
 
 # Calls to member clusters overlap; Karmada's execution controller runs concurrent work syncs likewise.
 PARALLEL_CALLS = 8
@@ -164,8 +164,20 @@ def _cluster_gate(name: str) -> threading.BoundedSemaphore:
         return gate
 
 
+def _held_works(work_ids: list[int]) -> list[Work]:
+    """The Works with their bindings as a member call reads them: only conflict_resolution, one read for
+    the chunk (a whole binding row carries every cluster's status: read with each of its Works, that
+    was most of a chunk's read at 100 clusters). A Work whose binding went meanwhile goes with it."""
+    works = list(Work.objects.filter(pk__in=work_ids).order_by("pk"))
+    bindings = ResourceBinding.objects.only("conflict_resolution").in_bulk({w.binding_id for w in works})
+    for work in works:
+        if work.binding_id in bindings:
+            work.binding = bindings[work.binding_id]
+    return [w for w in works if w.binding_id in bindings]
+
+
 def _apply_held(work_ids: list[int], now: datetime) -> DispatchResult:
-    works = list(Work.objects.select_related("binding").filter(pk__in=work_ids).order_by("pk"))
+    works = _held_works(work_ids)
     conns = _connections(works)
     result = DispatchResult()
     left = Counter(w.binding_id for w in works)  # per binding, its Works of this chunk not yet recorded
