@@ -132,9 +132,14 @@ def _act(work: Work, conn: ClusterConnection | None, problem: str) -> Outcome:
     return outcome
 
 
+# What Cluster.connection reads: not the row's collected status (every node and API group of the cluster).
+CONNECTION_FIELDS = ("name", "credentials", "api_endpoint", "insecure_skip_tls_verify")
+
+
 def _connections(works: list[Work]) -> dict[str, tuple[ClusterConnection | None, str]]:
     found: dict[str, tuple[ClusterConnection | None, str]] = {}
-    for cluster in Cluster.objects.filter(name__in={w.cluster_name for w in works}):
+    clusters = Cluster.objects.filter(name__in={w.cluster_name for w in works}).only(*CONNECTION_FIELDS)
+    for cluster in clusters:
         try:
             found[cluster.name] = (cluster.connection(), "")
         except Exception as exc:  # unreadable credentials must not stop the other clusters

@@ -27,3 +27,14 @@ def test_a_chunk_reads_its_bindings_once_and_only_what_a_member_call_needs(membe
     binding_reads = [q["sql"] for q in queries.captured_queries if "resourcebinding" in q["sql"]]
     assert len(binding_reads) == 1
     assert "aggregated_status" not in binding_reads[0] and '"clusters"' not in binding_reads[0]
+
+
+def test_a_chunk_reads_its_clusters_connections_without_their_status(members):
+    apply_yaml(NGINX)
+    works = dispatch._held_works(sorted(Work.objects.values_list("pk", flat=True)))
+    with CaptureQueriesContext(connection) as queries:
+        found = dispatch._connections(works)
+    assert sorted(found) == sorted({w.cluster_name for w in works})
+    assert all(conn is not None and conn.server for conn, _ in found.values())
+    assert len(queries.captured_queries) == 1  # no deferred column read per cluster
+    assert '"status"' not in queries.captured_queries[0]["sql"]
