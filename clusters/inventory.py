@@ -10,8 +10,8 @@ from typing import Any
 from clusters import k8s
 from clusters.k8s import ClusterConnection, KubeError, NodeInfo, Resources
 from clusters.k8s.reads import pod_requests
-from clusters.k8s.reflector import ListWatchThread
-from clusters.k8s.watch import list_each, watch_kind
+from clusters.k8s.reflector import ListWatch
+from clusters.k8s.watch import WatchEvent, list_each
 from clusters.resource_summary import PodTotals
 
 log = logging.getLogger(__name__)
@@ -148,7 +148,7 @@ class Inventory:
         return generation, nodes, PodTotals.of_requests(pods)
 
 
-class InventoryReflector(ListWatchThread):
+class InventoryReflector(ListWatch):
     """List one kind into an Inventory, then watch from the list's resourceVersion; 410 Gone, a broken
     watch or the resync period lists again (a broken one marks the cache lost until then)."""
 
@@ -162,9 +162,9 @@ class InventoryReflector(ListWatchThread):
         resync: float,
         watch_seconds: int = WATCH_SECONDS,
     ) -> None:
-        super().__init__(f"inventory-{conn.name}-{kind}", resync, watch_seconds)
-        self.conn, self.kind, self.inventory = conn, kind, inventory
-        self.api_version, self.kind_name = KINDS[kind]
+        api_version, kind_name = KINDS[kind]
+        super().__init__(f"inventory-{conn.name}-{kind}", conn, api_version, kind_name, resync, watch_seconds)
+        self.kind, self.inventory = kind, inventory
 
     def _failed(self, exc: BaseException, backoff: float, version: str) -> str:
         self.inventory.lost(self.kind)
@@ -194,18 +194,11 @@ class InventoryReflector(ListWatchThread):
         self.inventory.replace(self.kind, objects)
         return version
 
-    def _watch(self, version: str, listed_at: float) -> str:
-        """Watch until the server ends the stream or the resync is due; the resourceVersion reached."""
-        left = self.resync - (time.monotonic() - listed_at)
-        seconds = max(1, min(self.watch_seconds, int(left) + 1))
-        for event in watch_kind(self.conn, self.api_version, self.kind_name, version, "", seconds):
-            version = event.resource_version or version
-            if event.type == "BOOKMARK":
-                self.inventory.heard(self.kind)
-            else:
-                self.inventory.apply(self.kind, event.type, event.object)
-            if self.stopping.is_set() or time.monotonic() - listed_at >= self.resync:
-                break
-        else:
-            self.inventory.heard(self.kind)  # the server ended the watch: it is there
-        return version
+    def _event(self, event: WatchEvent) -> None:
+        self.inventory.apply(self.kind, event.type, event.object)
+
+    def _bookmark(self) -> None:
+        self.inventory.heard(self.kind)
+
+    def _closed(self) -> None:
+        self.inventory.heard(self.kind)  # the server ended the watch: it is there
