@@ -17,12 +17,14 @@ that the same reading holds):
   binding is queued (fairness: event-driven work goes ahead of bulk work);
 - p95 of the list and detail pages and of /api/v1/ lists, with their query counts;
 - resident memory of web, worker and watcher processes;
-- 1 against 2 worker processes on the propagate queue: throughput ratio;
+- 1 against 2 worker processes on the propagate queue: throughput ratio (1, 2, then 1 again; the machine's
+  CPU, lock waits and reconcile passes during each beside it);
 - a second fleet of 1,000 clusters x 10 workloads: Works/s, and the health cycle (bench_health.py
   measures the 1,000-cluster probe cycle and NotReady latency on its own, in the same `make bench`).
 
 python bench/bench_scale.py [--clusters 100] [--workloads 1000] [--wide-clusters 1000]
-                            [--wide-workloads 10] [--database NAME] [--compare-inventory]
+                            [--wide-workloads 10] [--database NAME] [--compare-inventory] [--wide-only]
+                            [--two-workers-workloads N]
 Needs PostgreSQL (DATABASE_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres: the
 benchmark creates and drops its own database) and Redis (BENCH_REDIS_URL, default db 12 on
 127.0.0.1:6379, flushed at start).
@@ -83,6 +85,20 @@ def parse_args() -> argparse.Namespace:
         help="a second quiet minute with the watcher's node and pod inventory off (health lists them)",
     )
     parser.add_argument(
+        "--wide-only",
+        action="store_true",
+        help="measure only the wide fleet (the first fleet is joined and the stack started, nothing else)",
+    )
+    parser.add_argument(
+        "--wide-timeout", type=float, default=1800.0, help="seconds the wide fleet's seeding may take"
+    )
+    parser.add_argument(
+        "--two-workers-workloads",
+        type=int,
+        default=0,
+        help="workloads of each seeding in the 1-against-2 phase (default: a tenth of --workloads)",
+    )
+    parser.add_argument(
         "--quiet-minutes",
         type=int,
         default=0,
@@ -91,11 +107,11 @@ def parse_args() -> argparse.Namespace:
     options = parser.parse_args()
     if (
         min(options.clusters, options.workloads, options.samples) <= 0
-        or min(options.wide_clusters, options.quiet_minutes) < 0
+        or min(options.wide_clusters, options.quiet_minutes, options.two_workers_workloads) < 0
     ):
         parser.error(
             "--clusters, --workloads and --samples must be positive; "
-            "--wide-clusters and --quiet-minutes not negative"
+            "--wide-clusters, --quiet-minutes and --two-workers-workloads not negative"
         )
     if not re.fullmatch(r"[a-z_][a-z0-9_]{0,62}", options.database):
         parser.error("--database must be a plain PostgreSQL name (lower case, digits, _)")
@@ -223,9 +239,11 @@ class Stack:
     """The deployed stack's processes, started the way docker-compose.yml starts them."""
 
     processes: dict[str, subprocess.Popen] = field(default_factory=dict)
+    started: dict[str, float] = field(default_factory=dict)  # time.monotonic() when each began
 
     def start(self, name: str, argv: list[str]) -> None:
         log = open(TMP / f"{name}.log", "wb")
+        self.started[name] = time.monotonic()
         self.processes[name] = subprocess.Popen(
             argv,
             cwd=ROOT,
@@ -413,19 +431,53 @@ def raw_client_rate(conns: list, namespace: str, count: int) -> float:
 # ----------------------------------------------------------------------------------- measures
 
 
-def scheduled_per_second(namespace: str) -> float:
-    """Every binding of the namespace marked dirty at once; bindings/s until the one schedule worker
-    process has taken every mark (each pass re-plans: Karmada's every-reconcile trigger of Duplicated)."""
-    from scheduling.tasks import mark_bindings
+def scheduled_per_second(namespace: str, stack: Stack) -> float:
+    """Every binding of the namespace marked dirty at once, the engine quiet and no periodic reconcile
+    due meanwhile; bindings/s until the one schedule worker process has ended every pass those marks
+    queued (each pass re-plans: Karmada's every-reconcile trigger of Duplicated). The last pass counts
+    until it ends, not from when it took its marks."""
+    from django_celery_results.models import TaskResult
 
+    from scheduling.tasks import DIRTY_BATCH, mark_bindings
+
+    clear_of_reconcile(stack)
     ids = list(ResourceBinding.objects.filter(namespace=namespace).values_list("id", flat=True))
-    started = time.monotonic()
-    mark_bindings(ids)
-    while True:
-        left = ResourceBinding.objects.filter(id__in=ids, dirty_since__isnull=False).count()
-        if not left or time.monotonic() - started > 300:
-            return (len(ids) - left) / (time.monotonic() - started)
+    passes = TaskResult.objects.filter(task_name="scheduling.tasks.schedule_dirty_batch")
+    before = set(passes.values_list("task_id", flat=True))
+    started = time.time()
+    fresh = mark_bindings(ids)
+    # each pass's arguments begin with the first id of its slice (marking.mark returns them sorted)
+    firsts = set(fresh[::DIRTY_BATCH])
+    ended: dict[int, float] = {}
+    while len(ended) < len(firsts) and time.time() - started < 300:
         time.sleep(0.1)
+        for task_id, done, args in passes.values_list("task_id", "date_done", "task_args"):
+            first = re.match(r'"\(\[(\d+)', args or "")
+            if task_id not in before and first and int(first[1]) in firsts:
+                ended[int(first[1])] = done.timestamp()
+    if len(ended) < len(firsts):
+        return 0.0  # not every pass ended within 300 s
+    return len(fresh) / (max(ended.values()) - started)
+
+
+def clear_of_reconcile(stack: Stack, room: float = 60.0) -> None:
+    """Wait until the engine is quiet and no periodic reconcile (beat's, every
+    SCHEDULING_RECONCILE_INTERVAL from its start) is running or due within `room` seconds: a measurement
+    of its own must not time a pass it did not ask for."""
+    from django.conf import settings
+    from django_celery_results.models import TaskResult
+
+    interval = settings.SCHEDULING_RECONCILE_INTERVAL
+    settled, waited = quiet(), time.monotonic()
+    while time.monotonic() - waited < interval + 300:
+        since = time.monotonic() - stack.started["beat"]
+        sent = int(since // interval) + (interval - since % interval < room)
+        if TaskResult.objects.filter(task_name="scheduling.tasks.reconcile").count() >= sent:
+            break
+        time.sleep(1)
+    if time.monotonic() - waited > 1:
+        settled += quiet()  # the reconcile's own follow-ups
+    print(f"  quiet after {settled:.0f} s, clear of the reconcile after {time.monotonic() - waited:.0f} s")
 
 
 def engine_queued(broker) -> int:
@@ -695,6 +747,119 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+# ----------------------------------------------------------------------------------- 1 against 2
+
+
+def machine_busy_jiffies() -> tuple[int, int]:
+    """The machine's busy and total CPU time so far, in clock ticks (/proc/stat), all cores together."""
+    ticks = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = ticks[3] + ticks[4]  # idle and iowait
+    return sum(ticks) - idle, sum(ticks)
+
+
+class LockWaits(threading.Thread):
+    """Samples how many of the run database's sessions wait on a lock (row locks, a transaction id),
+    twice a second: contention between worker processes shows here."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.samples: list[int] = []
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        import psycopg
+
+        with psycopg.connect(DATABASE_URL, autocommit=True) as conn:
+            while not self.stopped.wait(0.5):
+                row = conn.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                    "AND wait_event_type = 'Lock'"
+                ).fetchone()
+                self.samples.append(row[0] if row else 0)
+
+    def stop(self) -> float:
+        """The mean number of sessions waiting on a lock."""
+        self.stopped.set()
+        self.join()
+        return sum(self.samples) / len(self.samples) if self.samples else 0.0
+
+
+@dataclass
+class Half:
+    """One seeding of the 1-against-2 phase and what else went on meanwhile."""
+
+    processes: int
+    seeding: Seeding
+    busy: float  # the machine's CPU busy share over the seeding (1.0: every core)
+    lock_waits: float
+    reconciles: int  # reconcile passes that ended during it
+
+    @property
+    def rate(self) -> float:
+        """Works/s over the middle 80% of the seeding: neither the first binding's way through the
+        pipeline nor the last few Works' tail (the time to the last Work is one Work's latency)."""
+        return self.seeding.rate(0.1, 0.9)
+
+    def row(self, namespace: str) -> str:
+        whole = self.seeding.total / self.seeding.seconds_to(1.0)
+        return (
+            f"| propagate on {self.processes} worker process{'es' if self.processes > 1 else ''} "
+            f"({namespace}, {self.seeding.total} Works): {self.rate:.0f} Works/s over the middle 80%, "
+            f"{whole:.0f} to the last Work; machine CPU {self.busy:.0%} busy, {self.lock_waits:.2f} "
+            f"sessions waiting on a lock on average, {self.reconciles} reconcile passes ended during it "
+            "| | | | |"
+        )
+
+
+def seed_half(namespace: str, names: list[str], processes: int, stack: Stack) -> Half:
+    from django_celery_results.models import TaskResult
+
+    began = datetime.now(UTC)
+    busy_before, total_before = machine_busy_jiffies()
+    waits = LockWaits()
+    waits.start()
+    seeding = seed(namespace, "main", names, OPTIONS.clusters, stack, timeout=900)
+    lock_waits = waits.stop()
+    busy_after, total_after = machine_busy_jiffies()
+    reconciles = TaskResult.objects.filter(
+        task_name="scheduling.tasks.reconcile", date_done__gte=began
+    ).count()
+    busy = (busy_after - busy_before) / max(1, total_after - total_before)
+    return Half(processes, seeding, busy, lock_waits, reconciles)
+
+
+def one_against_two(stack: Stack, rows: list[str]) -> bool:
+    """1 against 2 propagate worker processes, each seeding a fresh namespace of a tenth of the
+    workloads (--two-workers-workloads), in the order 1, 2, 1: the two-process figure against the mean
+    of the one-process figures before and after it, so that what grows between them (the Works in the
+    database, the watcher's share) weighs on both sides. Each seeding starts once the engine is quiet;
+    the machine's CPU, lock waits and reconcile passes during each are printed beside it."""
+    count = OPTIONS.two_workers_workloads or max(1, OPTIONS.workloads // 10)
+    halves: list[tuple[str, Half]] = []
+    for namespace, processes in (("bench-one", 1), ("bench-two", 2), ("bench-one-again", 1)):
+        if processes == 2:
+            stack.worker("propagate-2", "propagate", 4)
+            time.sleep(10)  # its pool children are up before the seeding
+        quiet()
+        names = [f"w-{i:05d}" for i in range(count)]
+        half = seed_half(namespace, names, processes, stack)
+        if processes == 2:
+            stack.stop("propagate-2")
+        print(half.row(namespace), flush=True)
+        rows.append(half.row(namespace))
+        halves.append((namespace, half))
+    one = (halves[0][1].rate + halves[2][1].rate) / 2
+    two = halves[1][1].rate
+    return line(
+        "propagate: 2 worker processes / 1 (Works/s over the middle 80% of a seeding; 1 is the mean of "
+        "the runs before and after)",
+        f"{two:.0f} / {one:.0f} Works/s",
+        "two_workers_ratio",
+        two / one,
+        rows,
+    )
+
+
 # ----------------------------------------------------------------------------------- report
 
 
@@ -723,6 +888,158 @@ def machine() -> str:
             cpu = row.split(":", 1)[1].strip()
             break
     return f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores ({cpu})"
+
+
+def fleet_phase(stack: Stack, members: list, conns: list, web: str, rows: list[str]) -> bool:
+    """The first fleet: seeding, scheduling, idle CPU, latencies, pages, memory, two workers; all within?"""
+    ok = True
+    print(f"bench_scale: {OPTIONS.clusters} clusters x {OPTIONS.workloads} Duplicated workloads, PostgreSQL")
+    tenth = max(1, OPTIONS.workloads * OPTIONS.clusters // 10)
+    raw = raw_client_rate(conns, "bench-raw", tenth)
+    names = [f"app-{i:05d}" for i in range(OPTIONS.workloads)]
+    spent = {name: cpu_seconds(process.pid) for name, process in stack.processes.items()}
+    seeding = seed("bench", "main", names, OPTIONS.clusters, stack, timeout=3600)
+    spent = {name: cpu_seconds(stack.processes[name].pid) - spent[name] for name in spent}
+    print(
+        "  CPU over the seeding: "
+        + ", ".join(
+            f"{name} {seconds:.0f} s" for name, seconds in sorted(spent.items(), key=lambda kv: -kv[1])
+        )
+        + f"; membersim {spent[f'membersim-{OPTIONS.clusters}'] * 1000 / seeding.total:.2f} ms per Work",
+        flush=True,
+    )
+    first, last = seeding.rate(0.0, 0.1), seeding.rate(0.9, 1.0)
+    whole = seeding.total / seeding.seconds_to(1.0)
+    print(
+        f"  seeded {seeding.total} Works in {seeding.seconds_to(1.0):.0f} s ({whole:.0f} Works/s); "
+        f"raw client {raw:.0f} objects/s over {tenth} objects"
+    )
+    header = "| measure | measured | target | ratio | within |\n|---|---|---|---|---|"
+    print(header)
+    rows.append(header)
+    ok &= line(
+        "Works/s, first 10% of seeding / raw client",
+        f"{first:.0f} / {raw:.0f}",
+        "first_ratio",
+        first / raw,
+        rows,
+    )
+    ok &= line(
+        "Works/s, last 10% of seeding / raw client",
+        f"{last:.0f} / {raw:.0f}",
+        "last_ratio",
+        last / raw,
+        rows,
+    )
+    ok &= line("Works/s, last 10% / first 10%", f"{last / first:.2f}", "last_over_first", last / first, rows)
+
+    scheduled = scheduled_per_second("bench", stack)
+    ok &= line(
+        "bindings scheduled per second, one worker process",
+        f"{scheduled:.0f}",
+        "scheduled_per_s",
+        scheduled,
+        rows,
+    )
+
+    settled = quiet()  # the re-plan's syncs finish before the quiet minute
+    print(f"  quiet after the re-plan in {settled:.0f} s")
+    beside = ["health", "beat", f"membersim-{OPTIONS.clusters}"]
+    idle = idle_cpu(stack, ["schedule", "propagate", "default", "watcher", *beside], 60)
+    engine = idle["schedule"] + idle["propagate"] + idle["default"] + idle["watcher"]
+    detail = ", ".join(f"{k} {v:.1f}" for k, v in idle.items())
+    ok &= line(
+        f"CPU s/min when idle at {seeding.total} Works ({detail}; health, beat and membersim are beside)",
+        f"{engine:.1f}",
+        "idle_cpu_s_per_min",
+        engine,
+        rows,
+    )
+
+    if OPTIONS.quiet_minutes:
+        # The periodic work (the watcher's resync and the reconcile, every 5 minutes) falls in some
+        # minutes and not others: the target holds for the mean over all of them.
+        engine_names = ["schedule", "propagate", "default", "watcher"]
+        minutes = [idle_cpu(stack, engine_names, 60) for _ in range(OPTIONS.quiet_minutes)]
+        watcher = " / ".join(f"{m['watcher']:.1f}" for m in minutes)
+        note = (
+            f"| watcher CPU s/min in {len(minutes)} more quiet minutes (its resync every 5 min falls in "
+            f"them) | {watcher} | | | |"
+        )
+        print(note, flush=True)
+        rows.append(note)
+        totals = [engine] + [sum(m.values()) for m in minutes]
+        mean = sum(totals) / len(totals)
+        ok &= line(
+            f"CPU s/min when idle, mean of {len(totals)} quiet minutes (the resync and the reconcile "
+            f"among them; each: {' / '.join(f'{t:.1f}' for t in totals)})",
+            f"{mean:.1f}",
+            "idle_cpu_s_per_min",
+            mean,
+            rows,
+        )
+
+    latencies, traces = new_workload_latencies(conns, "bench", OPTIONS.samples)
+    for row in trace_rows(traces):  # where the time went, step by step (median, max)
+        print(row)
+        rows.append(row)
+    ok &= line(
+        f"new workload, apply → running in all {OPTIONS.clusters} clusters, p99",
+        f"{percentile(latencies, 0.99):.2f} s",
+        "new_workload_p99_s",
+        percentile(latencies, 0.99),
+        rows,
+    )
+    repairs = repair_latencies(conns, "bench", names, OPTIONS.samples)
+    ok &= line(
+        "member copy edited or deleted by hand, until repaired, p99",
+        f"{percentile(repairs, 0.99):.2f} s",
+        "repair_p99_s",
+        percentile(repairs, 0.99),
+        rows,
+    )
+
+    # Fairness: the same while a policy change's re-plan of every binding is queued.
+    replan = Replan("bench", "main")
+    busy, busy_traces = new_workload_latencies(conns, "bench", OPTIONS.samples, "busy", before_each=replan)
+    for row in trace_rows(busy_traces, "new workload during a re-plan"):
+        print(row)
+        rows.append(row)
+    ok &= line(
+        f"new workload during a re-plan of every binding ({replan.revision} policy changes, "
+        f"median {percentile(replan.queued_at_start, 0.5):.0f} messages queued ahead), p99 "
+        f"(median {percentile(busy, 0.5):.2f} s)",
+        f"{percentile(busy, 0.99):.2f} s",
+        "new_workload_p99_s",
+        percentile(busy, 0.99),
+        rows,
+    )
+    replan.queued_at_start = []
+    repaired = repair_latencies(conns, "bench", names, OPTIONS.samples, before_each=replan)
+    ok &= line(
+        f"member copy repaired during a re-plan of every binding ({replan.revision} policy changes "
+        f"in all, median {percentile(replan.queued_at_start, 0.5):.0f} messages queued ahead), p99 "
+        f"(median {percentile(repaired, 0.5):.2f} s)",
+        f"{percentile(repaired, 0.99):.2f} s",
+        "repair_p99_s",
+        percentile(repaired, 0.99),
+        rows,
+    )
+    print(f"  quiet after the re-plans in {quiet():.0f} s")
+
+    for path, p95, queries in page_timings("bench", members[0][0], web):
+        ok &= line(f"page {path} p95 ({queries} queries)", f"{p95 * 1000:.0f} ms", "page_p95_s", p95, rows)
+    for name in ["web", "schedule", "propagate", "default", "watcher"]:
+        mib = rss_mib(stack.processes[name].pid)
+        ok &= line(f"resident memory, {name}", f"{mib:.0f} MiB", "rss_mib", mib, rows)
+
+    if OPTIONS.compare_inventory:
+        for row in inventory_comparison(stack, idle):
+            print(row)
+            rows.append(row)
+
+    ok &= one_against_two(stack, rows)
+    return ok
 
 
 def main() -> int:
@@ -774,174 +1091,8 @@ def main() -> int:
         time.sleep(5)
         stack.check()
 
-        print(
-            f"bench_scale: {OPTIONS.clusters} clusters x {OPTIONS.workloads} Duplicated workloads, PostgreSQL"
-        )
-        tenth = max(1, OPTIONS.workloads * OPTIONS.clusters // 10)
-        raw = raw_client_rate(conns, "bench-raw", tenth)
-        names = [f"app-{i:05d}" for i in range(OPTIONS.workloads)]
-        spent = {name: cpu_seconds(process.pid) for name, process in stack.processes.items()}
-        seeding = seed("bench", "main", names, OPTIONS.clusters, stack, timeout=3600)
-        spent = {name: cpu_seconds(stack.processes[name].pid) - spent[name] for name in spent}
-        print(
-            "  CPU over the seeding: "
-            + ", ".join(
-                f"{name} {seconds:.0f} s" for name, seconds in sorted(spent.items(), key=lambda kv: -kv[1])
-            )
-            + f"; membersim {spent[f'membersim-{OPTIONS.clusters}'] * 1000 / seeding.total:.2f} ms per Work",
-            flush=True,
-        )
-        first, last = seeding.rate(0.0, 0.1), seeding.rate(0.9, 1.0)
-        whole = seeding.total / seeding.seconds_to(1.0)
-        print(
-            f"  seeded {seeding.total} Works in {seeding.seconds_to(1.0):.0f} s ({whole:.0f} Works/s); "
-            f"raw client {raw:.0f} objects/s over {tenth} objects"
-        )
-        header = "| measure | measured | target | ratio | within |\n|---|---|---|---|---|"
-        print(header)
-        rows.append(header)
-        ok &= line(
-            "Works/s, first 10% of seeding / raw client",
-            f"{first:.0f} / {raw:.0f}",
-            "first_ratio",
-            first / raw,
-            rows,
-        )
-        ok &= line(
-            "Works/s, last 10% of seeding / raw client",
-            f"{last:.0f} / {raw:.0f}",
-            "last_ratio",
-            last / raw,
-            rows,
-        )
-        ok &= line(
-            "Works/s, last 10% / first 10%", f"{last / first:.2f}", "last_over_first", last / first, rows
-        )
-
-        scheduled = scheduled_per_second("bench")
-        ok &= line(
-            "bindings scheduled per second, one worker process",
-            f"{scheduled:.0f}",
-            "scheduled_per_s",
-            scheduled,
-            rows,
-        )
-
-        settled = quiet()  # the re-plan's syncs finish before the quiet minute
-        print(f"  quiet after the re-plan in {settled:.0f} s")
-        beside = ["health", "beat", f"membersim-{OPTIONS.clusters}"]
-        idle = idle_cpu(stack, ["schedule", "propagate", "default", "watcher", *beside], 60)
-        engine = idle["schedule"] + idle["propagate"] + idle["default"] + idle["watcher"]
-        detail = ", ".join(f"{k} {v:.1f}" for k, v in idle.items())
-        ok &= line(
-            f"CPU s/min when idle at {seeding.total} Works ({detail}; health, beat and membersim are beside)",
-            f"{engine:.1f}",
-            "idle_cpu_s_per_min",
-            engine,
-            rows,
-        )
-
-        if OPTIONS.quiet_minutes:
-            # The periodic work (the watcher's resync and the reconcile, every 5 minutes) falls in some
-            # minutes and not others: the target holds for the mean over all of them.
-            engine_names = ["schedule", "propagate", "default", "watcher"]
-            minutes = [idle_cpu(stack, engine_names, 60) for _ in range(OPTIONS.quiet_minutes)]
-            watcher = " / ".join(f"{m['watcher']:.1f}" for m in minutes)
-            note = (
-                f"| watcher CPU s/min in {len(minutes)} more quiet minutes (its resync every 5 min falls in "
-                f"them) | {watcher} | | | |"
-            )
-            print(note, flush=True)
-            rows.append(note)
-            totals = [engine] + [sum(m.values()) for m in minutes]
-            mean = sum(totals) / len(totals)
-            ok &= line(
-                f"CPU s/min when idle, mean of {len(totals)} quiet minutes (the resync and the reconcile "
-                f"among them; each: {' / '.join(f'{t:.1f}' for t in totals)})",
-                f"{mean:.1f}",
-                "idle_cpu_s_per_min",
-                mean,
-                rows,
-            )
-
-        latencies, traces = new_workload_latencies(conns, "bench", OPTIONS.samples)
-        for row in trace_rows(traces):  # where the time went, step by step (median, max)
-            print(row)
-            rows.append(row)
-        ok &= line(
-            f"new workload, apply → running in all {OPTIONS.clusters} clusters, p99",
-            f"{percentile(latencies, 0.99):.2f} s",
-            "new_workload_p99_s",
-            percentile(latencies, 0.99),
-            rows,
-        )
-        repairs = repair_latencies(conns, "bench", names, OPTIONS.samples)
-        ok &= line(
-            "member copy edited or deleted by hand, until repaired, p99",
-            f"{percentile(repairs, 0.99):.2f} s",
-            "repair_p99_s",
-            percentile(repairs, 0.99),
-            rows,
-        )
-
-        # Fairness: the same while a policy change's re-plan of every binding is queued.
-        replan = Replan("bench", "main")
-        busy, busy_traces = new_workload_latencies(
-            conns, "bench", OPTIONS.samples, "busy", before_each=replan
-        )
-        for row in trace_rows(busy_traces, "new workload during a re-plan"):
-            print(row)
-            rows.append(row)
-        ok &= line(
-            f"new workload during a re-plan of every binding ({replan.revision} policy changes, "
-            f"median {percentile(replan.queued_at_start, 0.5):.0f} messages queued ahead), p99 "
-            f"(median {percentile(busy, 0.5):.2f} s)",
-            f"{percentile(busy, 0.99):.2f} s",
-            "new_workload_p99_s",
-            percentile(busy, 0.99),
-            rows,
-        )
-        replan.queued_at_start = []
-        repaired = repair_latencies(conns, "bench", names, OPTIONS.samples, before_each=replan)
-        ok &= line(
-            f"member copy repaired during a re-plan of every binding ({replan.revision} policy changes "
-            f"in all, median {percentile(replan.queued_at_start, 0.5):.0f} messages queued ahead), p99 "
-            f"(median {percentile(repaired, 0.5):.2f} s)",
-            f"{percentile(repaired, 0.99):.2f} s",
-            "repair_p99_s",
-            percentile(repaired, 0.99),
-            rows,
-        )
-        print(f"  quiet after the re-plans in {quiet():.0f} s")
-
-        for path, p95, queries in page_timings("bench", members[0][0], web):
-            ok &= line(
-                f"page {path} p95 ({queries} queries)", f"{p95 * 1000:.0f} ms", "page_p95_s", p95, rows
-            )
-        for name in ["web", "schedule", "propagate", "default", "watcher"]:
-            mib = rss_mib(stack.processes[name].pid)
-            ok &= line(f"resident memory, {name}", f"{mib:.0f} MiB", "rss_mib", mib, rows)
-
-        if OPTIONS.compare_inventory:
-            for row in inventory_comparison(stack, idle):
-                print(row)
-                rows.append(row)
-
-        # 1 against 2 propagate worker processes, each on a fresh namespace of a tenth of the workloads.
-        part = [f"w-{i:05d}" for i in range(max(1, OPTIONS.workloads // 10))]
-        one = seed("bench-one", "main", part, OPTIONS.clusters, stack, timeout=900)
-        stack.worker("propagate-2", "propagate", 4)
-        time.sleep(5)
-        two = seed("bench-two", "main", part, OPTIONS.clusters, stack, timeout=900)
-        one_rate, two_rate = one.total / one.seconds_to(1.0), two.total / two.seconds_to(1.0)
-        ok &= line(
-            "propagate: 2 worker processes / 1",
-            f"{two_rate:.0f} / {one_rate:.0f} Works/s",
-            "two_workers_ratio",
-            two_rate / one_rate,
-            rows,
-        )
-        stack.stop("propagate-2")
+        if not OPTIONS.wide_only:
+            ok &= fleet_phase(stack, members, conns, web, rows)
 
         if OPTIONS.wide_clusters:
             wide_members = start_members(OPTIONS.wide_clusters, TMP / "wide.yaml", stack)
@@ -949,12 +1100,18 @@ def main() -> int:
             register(wide_members, "wide")
             joined_in = time.monotonic() - joining
             wide_names = [f"wide-{i:03d}" for i in range(OPTIONS.wide_workloads)]
-            spread = seed("bench-wide", "wide", wide_names, OPTIONS.wide_clusters, stack, timeout=1800)
-            rate = spread.total / spread.seconds_to(1.0)
+            spread = seed(
+                "bench-wide", "wide", wide_names, OPTIONS.wide_clusters, stack, timeout=OPTIONS.wide_timeout
+            )
+            elapsed, done = spread.timeline[-1]
+            reached = (
+                f"{spread.total} Works in {elapsed:.0f} s ({spread.total / elapsed:.0f} Works/s)"
+                if done >= spread.total
+                else f"only {done} of {spread.total} Works applied after {elapsed:.0f} s"
+            )
             note = (
                 f"| {OPTIONS.wide_clusters} clusters x {OPTIONS.wide_workloads} workloads: joined in "
-                f"{joined_in:.0f} s, {spread.total} Works in {spread.seconds_to(1.0):.0f} s "
-                f"({rate:.0f} Works/s) | | | | |"
+                f"{joined_in:.1f} s, {reached}; load average {os.getloadavg()[0]:.0f} | | | | |"
             )
             print(note)
             rows.append(note)

@@ -9,8 +9,9 @@ from typing import Any
 
 from clusters import k8s
 from clusters.k8s import ClusterConnection, KubeError, NodeInfo, Resources
-from clusters.k8s.reflector import ListWatchThread
-from clusters.k8s.watch import list_each, watch_kind
+from clusters.k8s.reads import pod_requests
+from clusters.k8s.reflector import ListWatch
+from clusters.k8s.watch import WatchEvent, list_each
 from clusters.resource_summary import PodTotals
 
 log = logging.getLogger(__name__)
@@ -24,6 +25,31 @@ WATCH_SECONDS = 60
 SILENT_FOR = 90.0
 
 PodEntry = tuple[str, Resources]  # (node name, requests)
+FINISHED = ("Succeeded", "Failed")
+# distinct request shapes remembered per cluster (a fleet's pods come from few pod templates)
+REQUEST_SHAPES = 4096
+
+
+def requests_shape(spec: dict[str, Any]) -> Any:
+    """What a pod's requests are computed from (containers' and init containers' requests, the init
+    containers' restartPolicy, the overhead), as a hashable key; TypeError when a value is not hashable."""
+
+    def items(value: Any) -> Any:
+        return tuple(sorted(value.items())) if isinstance(value, dict) else value
+
+    def containers(entries: Any, policy: bool) -> Any:
+        return tuple(
+            (c.get("restartPolicy") if policy else None, items((c.get("resources") or {}).get("requests")))
+            for c in entries or []
+        )
+
+    shape = (
+        containers(spec.get("containers"), False),
+        containers(spec.get("initContainers"), True),
+        items(spec.get("overhead")),
+    )
+    hash(shape)  # a list or mapping among the values raises TypeError here, not as a dict key
+    return shape
 
 
 class Inventory:
@@ -39,17 +65,31 @@ class Inventory:
         self._heard: dict[str, float] = {}
         # Pods of one workload request the same and sit on few nodes: one object each, not one a pod.
         self._shared: dict[Any, Any] = {}
+        # requests by requests_shape: a pod's status events and a resync's unchanged pods parse no quantity
+        self._requests: dict[Any, Resources] = {}
         self.generation = 0
 
     def _share(self, value: Any) -> Any:
         return self._shared.setdefault(value, value)
 
     def pod_entry(self, obj: dict[str, Any]) -> PodEntry | None:
-        """What the cache keeps of a pod; None when it has finished (it no longer counts)."""
-        pod = k8s.pod_from(obj)
-        if pod is None:
+        """What the cache keeps of a pod (as k8s.pod_from reads it); None when it has finished (it no
+        longer counts)."""
+        if str((obj.get("status") or {}).get("phase") or "") in FINISHED:
             return None
-        return (self._share(pod.node_name), self._share(pod.requests))
+        spec = obj.get("spec") or {}
+        try:
+            shape = requests_shape(spec)
+        except (TypeError, AttributeError):  # malformed: computed as it is, not remembered
+            shape = None
+        requests = self._requests.get(shape) if shape is not None else None
+        if requests is None:
+            requests = pod_requests(spec)
+            if shape is not None:
+                if len(self._requests) >= REQUEST_SHAPES:
+                    self._requests.clear()
+                self._requests[shape] = requests
+        return (self._share(str(spec.get("nodeName") or "")), self._share(requests))
 
     def replace(self, kind: str, objects: dict[Any, Any]) -> None:
         """A full listing: the cache of `kind` becomes exactly it, and is synced."""
@@ -108,7 +148,7 @@ class Inventory:
         return generation, nodes, PodTotals.of_requests(pods)
 
 
-class InventoryReflector(ListWatchThread):
+class InventoryReflector(ListWatch):
     """List one kind into an Inventory, then watch from the list's resourceVersion; 410 Gone, a broken
     watch or the resync period lists again (a broken one marks the cache lost until then)."""
 
@@ -122,9 +162,9 @@ class InventoryReflector(ListWatchThread):
         resync: float,
         watch_seconds: int = WATCH_SECONDS,
     ) -> None:
-        super().__init__(f"inventory-{conn.name}-{kind}", resync, watch_seconds)
-        self.conn, self.kind, self.inventory = conn, kind, inventory
-        self.api_version, self.kind_name = KINDS[kind]
+        api_version, kind_name = KINDS[kind]
+        super().__init__(f"inventory-{conn.name}-{kind}", conn, api_version, kind_name, resync, watch_seconds)
+        self.kind, self.inventory = kind, inventory
 
     def _failed(self, exc: BaseException, backoff: float, version: str) -> str:
         self.inventory.lost(self.kind)
@@ -154,18 +194,11 @@ class InventoryReflector(ListWatchThread):
         self.inventory.replace(self.kind, objects)
         return version
 
-    def _watch(self, version: str, listed_at: float) -> str:
-        """Watch until the server ends the stream or the resync is due; the resourceVersion reached."""
-        left = self.resync - (time.monotonic() - listed_at)
-        seconds = max(1, min(self.watch_seconds, int(left) + 1))
-        for event in watch_kind(self.conn, self.api_version, self.kind_name, version, "", seconds):
-            version = event.resource_version or version
-            if event.type == "BOOKMARK":
-                self.inventory.heard(self.kind)
-            else:
-                self.inventory.apply(self.kind, event.type, event.object)
-            if self.stopping.is_set() or time.monotonic() - listed_at >= self.resync:
-                break
-        else:
-            self.inventory.heard(self.kind)  # the server ended the watch: it is there
-        return version
+    def _event(self, event: WatchEvent) -> None:
+        self.inventory.apply(self.kind, event.type, event.object)
+
+    def _bookmark(self) -> None:
+        self.inventory.heard(self.kind)
+
+    def _closed(self) -> None:
+        self.inventory.heard(self.kind)  # the server ended the watch: it is there

@@ -1,6 +1,7 @@
 """The member watcher: one list+watch per cluster and kind, events into Works, repairs onto the queue.
 
-Reflector threads only talk to member clusters; one loop (the caller's thread) turns what they saw
+Reflectors (steps on a shared mux: every stream on one selector thread, lists on a few) only talk to
+member clusters; one loop (the caller's thread) turns what they saw
 into database writes in batches, so a watcher holds one database connection however many clusters
 it watches. The same loop stores each cluster's nodes and pod requests, which its own list+watch
 caches hold, for the health collection.
@@ -27,8 +28,8 @@ from django.utils import timezone
 from clusters.inventory_watch import WRITE_EVERY as INVENTORY_WRITE_EVERY
 from clusters.inventory_watch import InventoryWatch
 from clusters.k8s import ClusterConnection
-from clusters.k8s.reflector import ListWatchThread
-from clusters.k8s.watch import list_kind, watch_kind
+from clusters.k8s.reflector import ListWatch
+from clusters.k8s.watch import WatchEvent, list_kind
 from clusters.models import Cluster
 from scheduling import tasks
 from scheduling.controllers import member_state, propagation, rollouts
@@ -131,7 +132,7 @@ class Counters:
     bookmarks: int = 0
 
 
-class Reflector(ListWatchThread):
+class Reflector(ListWatch):
     """List, then watch from the list's resourceVersion; bookmarks move it on; 410 Gone lists again;
     a broken connection is retried with back-off from the last resourceVersion; every `resync`
     seconds a fresh listing bounds how long a missed event can go unrepaired."""
@@ -146,8 +147,10 @@ class Reflector(ListWatchThread):
         watch_seconds: int,
         counters: Counters,
     ) -> None:
-        super().__init__(f"watch-{conn.name}-{kind}", resync, watch_seconds)
-        self.conn, self.api_version, self.kind = conn, api_version, kind
+        super().__init__(
+            f"watch-{conn.name}-{kind}", conn, api_version, kind, resync, watch_seconds, SELECTOR
+        )
+        self.kind = kind
         self.out, self.counters = out, counters
 
     def _expired(self) -> None:
@@ -168,23 +171,15 @@ class Reflector(ListWatchThread):
         )
         return listing.resource_version
 
-    def _watch(self, version: str, listed_at: float) -> str:
-        """Watch until the server ends the stream or the resync is due; the resourceVersion reached."""
-        left = self.resync - (time.monotonic() - listed_at)
-        seconds = max(1, min(self.watch_seconds, int(left) + 1))
-        for event in watch_kind(self.conn, self.api_version, self.kind, version, SELECTOR, seconds):
-            version = event.resource_version or version
-            if event.type == "BOOKMARK":
-                self.counters.bookmarks += 1
-            else:
-                self.counters.events += 1
-                self.out.put(
-                    Seen(self.conn.name, self.api_version, self.kind, events=[(event.type, event.object)]),
-                    self.stopping,
-                )
-            if self.stopping.is_set() or time.monotonic() - listed_at >= self.resync:
-                break
-        return version
+    def _bookmark(self) -> None:
+        self.counters.bookmarks += 1
+
+    def _event(self, event: WatchEvent) -> None:
+        self.counters.events += 1
+        self.out.put(
+            Seen(self.conn.name, self.api_version, self.kind, events=[(event.type, event.object)]),
+            self.stopping,
+        )
 
 
 class Watcher:

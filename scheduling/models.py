@@ -230,6 +230,12 @@ class ResourceBinding(models.Model):
     # propagation's skip: the digest of what the Works were last rendered from and of the Works as they were
     # left (controllers/render_keys.py); a sync that computes the same key has nothing to render
     rendered_key = models.CharField(max_length=64, blank=True, default="")
+    # the periodic pass's skips: the digest of what detection, sync and aggregation read for this binding
+    # when each last found it settled (controllers/reconcile_digests.py); a pass that reads the same
+    # digest leaves the step out
+    detect_digest = models.CharField(max_length=32, blank=True, default="")
+    sync_digest = models.CharField(max_length=32, blank=True, default="")
+    aggregate_digest = models.CharField(max_length=32, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -1,5 +1,6 @@
-"""The list-then-watch loop a reflector thread runs: resync, 410 Gone and back-off; what it lists, how it
-watches and what a failure means are its subclass's."""
+"""The list-then-watch loop of one (cluster, kind): resync, 410 Gone and back-off, run as steps on a shared
+mux (its streams on one selector thread, its lists on a few threads), not on a thread of its own; what it
+lists and what an event or a failure means are its subclass's."""
 
 from __future__ import annotations
 
@@ -7,53 +8,131 @@ import random
 import threading
 import time
 
+from clusters.k8s.connection import ClusterConnection
 from clusters.k8s.errors import KubeError
-from clusters.k8s.watch import Expired
+from clusters.k8s.watch import Expired, WatchEvent
+from clusters.k8s.watch_streams import Mux, Stream, open_watch, shared_mux
 
 BACKOFF_FIRST, BACKOFF_MAX = 0.5, 30.0
 RESYNC_JITTER = 0.1  # resyncs spread by up to this share so that listings do not all arrive at once
+OVERDUE = 30.0  # seconds past its timeoutSeconds a server may take to end a watch before it is dropped
 
 
-class ListWatchThread(threading.Thread):
+class ListWatch:
     """List, then watch from the list's resourceVersion; 410 Gone lists again; a failure (`retried`) is
-    retried with back-off from the last resourceVersion; every `resync` seconds a fresh listing."""
+    retried with back-off from the last resourceVersion; every `resync` seconds a fresh listing.
+
+    Each turn (a listing if due, then opening the watch) runs on one of the mux's few opener threads;
+    the open watch is read by the mux's selector thread, which hands each event to `_event`."""
 
     retried: tuple[type[BaseException], ...] = (KubeError,)
 
-    def __init__(self, name: str, resync: float, watch_seconds: int) -> None:
-        super().__init__(name=name, daemon=True)
+    def __init__(
+        self,
+        name: str,
+        conn: ClusterConnection,
+        api_version: str,
+        kind: str,
+        resync: float,
+        watch_seconds: int,
+        label_selector: str = "",
+        mux: Mux | None = None,
+    ) -> None:
+        self.name = name
+        self.conn, self.api_version, self.kind_name, self.label_selector = (
+            conn,
+            api_version,
+            kind,
+            label_selector,
+        )
         self.resync = resync * (1 - RESYNC_JITTER * random.random())
         self.watch_seconds = watch_seconds
         self.stopping = threading.Event()
+        self.mux = mux or shared_mux()
+        self.version, self.listed_at, self.backoff = "", 0.0, BACKOFF_FIRST
+        self.watching = False  # a stream of it is on the mux
+
+    def start(self) -> None:
+        self.mux.submit(self._turn)
 
     def stop(self) -> None:
+        """No further turn; an open stream ends at the mux's next look."""
         self.stopping.set()
 
-    def run(self) -> None:
-        version, listed_at, backoff = "", 0.0, BACKOFF_FIRST
-        while not self.stopping.is_set():
-            try:
-                if not version or time.monotonic() - listed_at >= self.resync:
-                    version, listed_at = self._list(), time.monotonic()
-                version = self._watch(version, listed_at)
-                backoff = BACKOFF_FIRST
-            except Expired:
-                self._expired()
-                version = ""  # too old: the next turn lists again
-            except self.retried as exc:
-                version = self._failed(exc, backoff, version)
-                if self.stopping.is_set():
-                    break
-                self.stopping.wait(backoff * random.uniform(0.8, 1.2))
-                backoff = min(backoff * 2, BACKOFF_MAX)
+    def _due(self) -> bool:
+        return time.monotonic() - self.listed_at >= self.resync
+
+    def _turn(self) -> None:
+        """List if there is no version or the resync is due, then open the watch and hand it to the mux."""
+        if self.stopping.is_set():
+            return
+        try:
+            if not self.version or self._due():
+                self.version, self.listed_at = self._list(), time.monotonic()
+            left = self.resync - (time.monotonic() - self.listed_at)
+            seconds = max(1, min(self.watch_seconds, int(left) + 1))
+            opened = open_watch(
+                self.conn, self.api_version, self.kind_name, self.version, self.label_selector, seconds
+            )
+        except BaseException as exc:  # sorted out by _ended: retried, listed again or raised
+            self._ended(exc)
+            return
+        self.watching = True
+        self.mux.add(
+            Stream(
+                opened,
+                self.api_version,
+                self.kind_name,
+                self._on_event,
+                self._ended,
+                time.monotonic() + seconds + OVERDUE,
+            )
+        )
+
+    def _on_event(self, event: WatchEvent) -> bool:
+        """One event, in the mux's thread; False ends the stream (stopped, or the resync is due)."""
+        if event.type != "LOOK":
+            self.version = event.resource_version or self.version
+            if event.type == "BOOKMARK":
+                self._bookmark()
+            else:
+                self._event(event)
+        return not self.stopping.is_set() and not self._due()
+
+    def _ended(self, exc: BaseException | None) -> None:
+        """The watch ended (None: by the server, or because the resync is due or it stopped), or the turn
+        failed: the next turn, at once or after a back-off."""
+        self.watching = False
+        if self.stopping.is_set():
+            return
+        if exc is None:
+            self._closed()
+            self.backoff = BACKOFF_FIRST
+            self.mux.submit(self._turn)
+        elif isinstance(exc, Expired):
+            self._expired()
+            self.version = ""  # too old: the next turn lists again
+            self.mux.submit(self._turn)
+        elif isinstance(exc, self.retried):
+            self.version = self._failed(exc, self.backoff, self.version)
+            self.mux.later(self.backoff * random.uniform(0.8, 1.2), self._turn)
+            self.backoff = min(self.backoff * 2, BACKOFF_MAX)
+        else:
+            raise exc
 
     def _list(self) -> str:
         """List what is watched; the listing's resourceVersion."""
         raise NotImplementedError
 
-    def _watch(self, version: str, listed_at: float) -> str:
-        """Watch from `version` until the server ends the stream or the resync is due; the version reached."""
+    def _event(self, event: WatchEvent) -> None:
+        """An ADDED, MODIFIED or DELETED event (in the mux's thread: hand it on, do not wait long)."""
         raise NotImplementedError
+
+    def _bookmark(self) -> None:
+        """A bookmark moved the watch on."""
+
+    def _closed(self) -> None:
+        """The server ended the watch (or it was ended for the resync): it is there."""
 
     def _expired(self) -> None:
         """The watch's resourceVersion is too old (410 Gone)."""

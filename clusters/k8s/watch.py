@@ -101,12 +101,12 @@ def watch_kind(
         query.append(("labelSelector", label_selector))
     client = api_client(conn, (5.0, WATCH_READ_TIMEOUT))
     with mapped_errors(conn.server):
-        response = _open(client, object_path(info), query)
+        response = open_stream(client, object_path(info), query)
         try:
             for line in _lines(response.response):
                 event = json.loads(line)
                 if event.get("type") == "ERROR":
-                    raise _error(event.get("object") or {}, conn.server)
+                    raise error_of(event.get("object") or {}, conn.server)
                 obj = event.get("object") or {}
                 obj.setdefault("apiVersion", api_version)
                 obj.setdefault("kind", kind)
@@ -115,7 +115,8 @@ def watch_kind(
             response.response.release_conn()
 
 
-def _open(client: Any, path: str, query: list[tuple[str, Any]]) -> Any:
+def open_stream(client: Any, path: str, query: list[tuple[str, Any]]) -> Any:
+    """GET a streamed body; the response once its headers are in (a non-2xx answer raised)."""
     serialized = client.param_serialize(
         "GET",
         path,
@@ -143,7 +144,8 @@ def _lines(raw: Any) -> Iterator[bytes]:
         yield pending
 
 
-def _error(status: dict[str, Any], server: str) -> KubeError:
+def error_of(status: dict[str, Any], server: str) -> KubeError:
+    """A watch's ERROR event as the error to raise: Expired for 410 Gone."""
     code = int(status.get("code") or 0)
     message = str(status.get("message") or "watch error")
     if code == 410:

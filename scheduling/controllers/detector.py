@@ -202,9 +202,15 @@ def detect_template(template_id: int, candidates: list[Candidate] | None = None)
 
     A template whose claim and binding already agree is read without a lock; any change takes it.
     """
-    candidates = load_candidates() if candidates is None else candidates
+    return detect_settled(template_id, load_candidates() if candidates is None else candidates)[0]
+
+
+def detect_settled(template_id: int, candidates: list[Candidate]) -> tuple[ResourceBinding | None, bool]:
+    """detect_template, and whether the binding was already settled (nothing was locked or written)."""
     settled = settled_binding(template_id, candidates)
-    return settled if settled is not None else _detect_locked(template_id, candidates)
+    if settled is not None:
+        return settled, True
+    return _detect_locked(template_id, candidates), False
 
 
 def settled_binding(template_id: int, candidates: list[Candidate]) -> ResourceBinding | None:

@@ -5,6 +5,7 @@ the namespace's FederatedResourceQuotas with their usage, and the workload affin
 from __future__ import annotations
 
 import copy
+import json
 from fractions import Fraction
 from typing import Any
 
@@ -107,13 +108,18 @@ def load_snapshots() -> list[ClusterSnapshot]:
     return snapshots
 
 
-def planner_binding(binding: ResourceBinding) -> Binding:
-    template = binding.template
-    fresh = bool(
+def _fresh(binding: ResourceBinding) -> bool:
+    """A reschedule was triggered after the last schedule."""
+    return bool(
         binding.reschedule_triggered_at
         and binding.last_scheduled_time
         and binding.reschedule_triggered_at > binding.last_scheduled_time
     )
+
+
+def planner_binding(binding: ResourceBinding) -> Binding:
+    template = binding.template
+    fresh = _fresh(binding)
     return Binding(
         replicas=binding.replicas,
         requirements=requirements_from_json(binding.replica_requirements),
@@ -222,3 +228,29 @@ def binding_peers(binding: ResourceBinding) -> list[WorkloadPeer]:
 def planner_placement(binding: ResourceBinding) -> Placement:
     annotations = binding.policy.annotations if binding.policy else {}
     return Placement.from_dict(binding.placement, division_method_from_annotations(annotations))
+
+
+def plan_key(binding: ResourceBinding) -> tuple[Any, ...]:
+    """What planner_placement and planner_binding read from a binding (keep the three in step), less its
+    name and namespace, which the planner reads only to compare peers and quotas, and, when Duplicated,
+    its uid, which only breaks division ties: two bindings with the same key, planned with no peers and
+    no quotas over the same clusters, get the same plan (the stored replicaRequirements name the
+    namespace, so bindings share keys within one). Raises InputError as planner_placement does."""
+    template = binding.template
+    placement = binding.placement or {}
+    duplicated = (placement.get("replicaScheduling") or {}).get("replicaSchedulingType") == "Duplicated"
+    return (
+        json.dumps(placement, sort_keys=True),
+        division_method_from_annotations(binding.policy.annotations if binding.policy else {}),
+        binding.replicas,
+        json.dumps(binding.replica_requirements, sort_keys=True),
+        tuple((c["name"], int(c.get("replicas") or 0)) for c in binding.clusters),
+        binding.scheduler_observed_affinity_name,
+        "" if duplicated else str(template.uid),
+        template.api_version,
+        template.kind,
+        json.dumps(binding.graceful_eviction_tasks, sort_keys=True),
+        _fresh(binding),
+        binding.affinity_group,
+        binding.anti_affinity_group,
+    )

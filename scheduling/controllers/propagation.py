@@ -18,7 +18,7 @@ from scheduling.controllers import drift_events, render_keys, rollouts
 from scheduling.controllers.planner_inputs import cluster_identity
 from scheduling.controllers.scheduler import set_condition
 from scheduling.controllers.status_writes import StatusWrites
-from scheduling.controllers.values_sql import values_list
+from scheduling.controllers.values_sql import insert_rows, values_list
 from scheduling.karmada import names
 from scheduling.karmada.interpreter import dependencies, interpret_health, reflect_status, workload_of
 from scheduling.karmada.manifests import member_manifest, needs_replica_revision, retain_member_fields
@@ -367,7 +367,7 @@ class WorkWrites:
 
     def save(self) -> None:
         now = timezone.now()
-        Work.objects.bulk_create(self.created, batch_size=BULK)
+        insert_rows(Work, self.created, key="permanent_id", batch_size=BULK)
         for start in range(0, len(self.updated), BULK):
             _update_changed(self.updated[start : start + BULK])
         for (reason, message), works in self.failures.items():

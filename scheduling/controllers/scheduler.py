@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -21,6 +21,7 @@ from scheduling.controllers.planner_inputs import (
     binding_peers,
     binding_quotas,
     load_snapshots,
+    plan_key,
     planner_binding,
     planner_placement,
 )
@@ -128,10 +129,14 @@ def pass_rows(binding_ids: list[int]) -> list[ResourceBinding]:
 class Shared:
     """What a pass over many bindings reads once instead of per binding: the clusters as the planner sees
     them, and which namespaces hold a FederatedResourceQuota. The marks are taken before these are read,
-    so a cluster that changes later marks its bindings again and another pass sees the change."""
+    so a cluster that changes later marks its bindings again and another pass sees the change.
+
+    It also keeps the pass's unlocked plans by what they depend on: bindings with the same placement and
+    the same planner inputs over the same clusters (a policy's Duplicated workloads) are planned once."""
 
     snapshots: list[ClusterSnapshot]
     quota_namespaces: set[str]
+    plans: dict[tuple[Any, ...], Plan] = field(default_factory=dict)
 
     @classmethod
     def load(cls, bindings: list[ResourceBinding]) -> Shared:
@@ -142,6 +147,23 @@ class Shared:
     def quotas(self, binding: ResourceBinding) -> list[QuotaSnapshot]:
         # usage is read per binding: a binding scheduled earlier in the pass changes the next one's room
         return binding_quotas(binding) if binding.namespace in self.quota_namespaces else []
+
+    def unlocked_plan(self, binding: ResourceBinding) -> Plan | None:
+        """The binding's plan over the pass's clusters (None: its spec does not parse), shared with every
+        binding of the pass whose plan cannot differ from it (planner_inputs.plan_key)."""
+        try:
+            peers = binding_peers(binding)
+            quotas = self.quotas(binding)
+            key = plan_key(binding) if not peers and not quotas else None
+            if key is not None and key in self.plans:
+                return self.plans[key]
+            placement, inputs = planner_placement(binding), planner_binding(binding)
+            result = plan(self.snapshots, placement, inputs, peers=peers, quotas=quotas)
+        except InputError:
+            return None
+        if key is not None:
+            self.plans[key] = result
+        return result
 
 
 def schedule_dirty(binding_ids: list[int], now: datetime | None = None) -> list[int]:
@@ -192,16 +214,7 @@ def _schedule(
         # unlocked plan would only be made again under the lock (a new workload's path).
         if trigger == EVERY_RECONCILE and binding.condition("Scheduled") is not None:
             started = time.monotonic()
-            try:
-                result = plan(
-                    snapshots,
-                    planner_placement(binding),
-                    planner_binding(binding),
-                    peers=binding_peers(binding),
-                    quotas=shared.quotas(binding),
-                )
-            except InputError:
-                result = None
+            result = shared.unlocked_plan(binding)
             if result is not None and unchanged(binding, result):
                 _count_attempt(trigger, result.ok, started)
                 return result, False

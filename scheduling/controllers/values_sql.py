@@ -1,10 +1,15 @@
-"""A `VALUES` list of rows for one PostgreSQL statement that updates many rows from them."""
+"""`VALUES` lists of rows for one PostgreSQL statement that writes many rows from them."""
 
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Iterable, Sequence
+from datetime import date, datetime
 from typing import Any
+
+from django.db import connection
+from django.db.models import Model
 
 
 def values_list(casts: Sequence[str], rows: Iterable[Sequence[Any]]) -> tuple[str, list[Any]]:
@@ -17,3 +22,45 @@ def values_list(casts: Sequence[str], rows: Iterable[Sequence[Any]]) -> tuple[st
         count += 1
         params += [json.dumps(v) if cast == "jsonb" else v for cast, v in zip(casts, values, strict=True)]
     return ", ".join([row] * count), params
+
+
+def insert_rows(model: type[Model], objs: list[Model], key: str, batch_size: int = 500) -> None:
+    """Insert new instances of `model` in statements of `batch_size` rows, their ids set from RETURNING
+    (matched by `key`, a unique field each instance has a value of), as bulk_create does. On PostgreSQL
+    the rows go as one JSON parameter a statement, read with json_populate_recordset into the table's
+    row type: Django's UNNEST insert has psycopg adapt every value of every row, and escape each JSON
+    document of a jsonb[] array, in Python (most of a binding's insert). Elsewhere bulk_create."""
+    if not objs:
+        return
+    if connection.vendor != "postgresql":
+        model._default_manager.bulk_create(objs, batch_size=batch_size)
+        return
+    meta = model._meta
+    fields = [f for f in meta.concrete_fields if f is not meta.pk]
+    quote = connection.ops.quote_name
+    table, pk, unique = quote(meta.db_table), quote(meta.pk.column), meta.get_field(key)
+    columns = ", ".join(quote(f.column) for f in fields)
+    # Only quoted identifiers of the model's own table and columns are interpolated; the rows are the
+    # one parameter.
+    sql = (
+        f"INSERT INTO {table} ({columns}) SELECT {columns} "  # noqa: S608
+        f"FROM json_populate_recordset(NULL::{table}, %s::json) RETURNING {pk}, {quote(unique.column)}"
+    )
+    for start in range(0, len(objs), batch_size):
+        part = objs[start : start + batch_size]
+        rows = [{f.column: _json_value(f.pre_save(obj, add=True)) for f in fields} for obj in part]
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [json.dumps(rows)])
+            ids = {str(found): new_id for new_id, found in cursor.fetchall()}
+        for obj in part:
+            obj.pk = ids[str(getattr(obj, unique.attname))]
+            obj._state.adding, obj._state.db = False, connection.alias
+
+
+def _json_value(value: Any) -> Any:
+    """A field's value as json_populate_recordset reads it: times in ISO 8601, UUIDs as text."""
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    return value

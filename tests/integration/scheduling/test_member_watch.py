@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -10,6 +11,7 @@ import pytest
 from django.utils import timezone
 
 from clusters.k8s import objects
+from clusters.k8s.watch_streams import OPENERS, shared_mux
 from membersim.resources import stored
 from scheduling.member_watch import HELD_CHECK, Seen, Shard, Watcher
 from scheduling.models import DriftEvent, ResourceBinding, Work
@@ -64,6 +66,15 @@ def test_the_watcher_keeps_each_clusters_nodes_and_pods_for_the_health_collectio
     assert result.watched
     # the copy's two replicas, as the member runs them
     assert Cluster.objects.get(name="cluster-01").pods_allocated == 2
+
+
+def test_every_clusters_watches_are_read_by_the_shared_mux_not_a_thread_each(members, watcher):
+    until(watcher, lambda: watcher.inventory.write() == len(members))
+    wanted = len(watcher.reflectors) + 2 * len(members)  # the kinds of Works, and nodes and pods
+    until(watcher, lambda: shared_mux().streams() >= wanted)
+    names = [thread.name for thread in threading.enumerate()]
+    assert not [name for name in names if name.startswith(("watch-cluster", "inventory-cluster"))]
+    assert names.count("watch-mux") == 1 and len([n for n in names if n.startswith("watch-open")]) <= OPENERS
 
 
 def test_status_read_by_watch_reaches_the_binding(members, watcher):

@@ -1,0 +1,152 @@
+"""Digests, computed in SQL, of what detection, sync and aggregation read for each binding."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from django.db import connection, models
+
+from clusters.models import Cluster
+from scheduling.controllers.values_sql import values_list
+from scheduling.karmada.priority import PRIORITY_CLASS_API_GROUP, PRIORITY_CLASS_KIND
+from scheduling.models import (
+    COUNT_COLUMNS,
+    OverridePolicy,
+    PropagationPolicy,
+    ResourceBinding,
+    ResourceTemplate,
+    Work,
+)
+
+# bindings digested per statement (their Works are grouped in the same statement)
+RANGE = 500
+DETECT, SYNC, AGGREGATE = "detect_digest", "sync_digest", "aggregate_digest"
+STEPS = (DETECT, SYNC, AGGREGATE)
+
+
+def _table(model: type[models.Model]) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+def supported() -> bool:
+    """Digests need PostgreSQL's md5 and string_agg; elsewhere every binding goes through every step."""
+    return connection.vendor == "postgresql"
+
+
+# What every binding's detection and render read besides its own rows: the propagation policies, the
+# override policies, the PriorityClasses a schedulePriority names, and what overrides match clusters on.
+# A change of any of them (a row changed, added or removed) changes every binding's digest.
+SHARED_SQL = (
+    "SELECT md5(concat_ws('#', "
+    "(SELECT string_agg(row_to_json(p)::text, ',' ORDER BY p.id) FROM {policies} p), "
+    "(SELECT string_agg(row_to_json(o)::text, ',' ORDER BY o.id) FROM {overrides} o), "
+    "(SELECT string_agg(concat_ws('|', c.name, c.labels::text, c.provider, c.region, c.zones::text), ',' "
+    "ORDER BY c.name) FROM {clusters} c), "
+    "(SELECT string_agg(concat_ws('|', t.id, t.manifest::text, t.deleting_since), ',' ORDER BY t.id) "
+    "FROM {templates} t WHERE t.api_group = %s AND t.kind = %s)))"
+)
+
+# One row per binding: its three current digests beside the stored ones. NULLs are written out (a
+# concat_ws would drop them and let two different rows digest alike).
+COUNTS = ", ".join(f"b.{column}" for column in COUNT_COLUMNS)
+DIGESTS_SQL = (
+    "SELECT b.id, b.template_id, b.detect_digest, b.sync_digest, b.aggregate_digest, "
+    "md5(concat_ws('|', %s::text, t.manifest::text, t.generation, coalesce(t.policy_id, 0), "
+    "coalesce(t.deleting_since::text, '-'), coalesce(b.policy_id, 0), b.template_generation, b.replicas, "
+    "coalesce(b.replica_requirements::text, '-'), b.placement::text, b.scheduler_name, "
+    "b.conflict_resolution, b.propagate_deps, b.preserve_resources_on_deletion, "
+    "coalesce(b.suspension::text, '-'), b.suspension_holds::text, coalesce(b.schedule_priority::text, '-'), "
+    "coalesce(b.workload_affinity_groups::text, '-'), coalesce(b.failover::text, '-'))), "
+    "md5(concat_ws('|', %s::text, b.kind, b.namespace, b.name, b.permanent_id, b.rendered_key, "
+    "b.conflict_resolution, b.replicas, b.placement::text, b.clusters::text, "
+    "coalesce(b.suspension::text, '-'), b.graceful_eviction_tasks::text, b.propagate_deps, "
+    "t.uid, t.api_version, t.kind, t.namespace, t.name, t.generation, t.manifest::text, "
+    "coalesce(t.policy_id, 0), coalesce(t.deleting_since::text, '-'), coalesce(w.render, '-'))), "
+    "md5(concat_ws('|', b.clusters::text, b.replicas, b.aggregated_status::text, b.conditions::text, "
+    "{counts}, t.manifest::text, t.generation, t.status::text, coalesce(w.status, '-'))) "
+    "FROM {bindings} b JOIN {templates} t ON t.id = b.template_id "
+    "LEFT JOIN (SELECT binding_id, "
+    "string_agg(concat_ws('|', id, cluster_name, permanent_id, desired_hash, deleting, suspended, "
+    "applied_overrides::text), ',' ORDER BY id) AS render, "
+    "string_agg(concat_ws('|', id, cluster_name, deleting, applied AND applied_hash = desired_hash, health, "
+    "status::text, status_at IS NULL, applied_message), ',' ORDER BY id) AS status "
+    "FROM {works} WHERE binding_id >= %s AND binding_id < %s GROUP BY binding_id) w ON w.binding_id = b.id "
+    "WHERE b.id >= %s AND b.id < %s ORDER BY b.id"
+)
+
+
+@dataclass
+class Moved:
+    """The bindings whose inputs moved since each step last found them settled, with the digests read
+    (to store once a step has settled them), and the templates each binding belongs to."""
+
+    detect: dict[int, str] = field(default_factory=dict)
+    sync: dict[int, str] = field(default_factory=dict)
+    aggregate: dict[int, str] = field(default_factory=dict)
+    templates: dict[int, int] = field(default_factory=dict)  # binding id -> template id, for `detect`
+
+
+def shared_digest() -> str:
+    sql = SHARED_SQL.format(
+        policies=_table(PropagationPolicy),
+        overrides=_table(OverridePolicy),
+        clusters=_table(Cluster),
+        templates=_table(ResourceTemplate),
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [PRIORITY_CLASS_API_GROUP, PRIORITY_CLASS_KIND])
+        return str(cursor.fetchone()[0])
+
+
+def _ranges() -> Iterator[tuple[int, int]]:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT min(id), max(id) FROM {_table(ResourceBinding)}")  # noqa: S608
+        low, high = cursor.fetchone()
+    if low is None:
+        return
+    for start in range(low, high + 1, RANGE):
+        yield start, start + RANGE
+
+
+def moved() -> Moved:
+    """Every binding's digests compared with the stored ones, RANGE bindings (and their Works) a
+    statement; only the bindings where a step's digest differs are kept."""
+    shared = shared_digest()
+    sql = DIGESTS_SQL.format(
+        bindings=_table(ResourceBinding),
+        templates=_table(ResourceTemplate),
+        works=_table(Work),
+        counts=COUNTS,
+    )
+    found = Moved()
+    with connection.cursor() as cursor:
+        for start, end in _ranges():
+            cursor.execute(sql, [shared, shared, start, end, start, end])
+            for pk, template_id, *stored_and_now in cursor.fetchall():
+                stored, now = stored_and_now[:3], stored_and_now[3:]
+                for target, old, new in zip(
+                    (found.detect, found.sync, found.aggregate), stored, now, strict=True
+                ):
+                    if old != new:
+                        target[pk] = new
+                if stored[0] != now[0]:
+                    found.templates[pk] = template_id
+    return found
+
+
+def store(step: str, digests: dict[int, str]) -> None:
+    """Record that `step` settled these bindings at these digests (updated_at, the resourceVersion, stays)."""
+    if step not in STEPS:
+        raise ValueError(step)
+    rows = sorted(digests.items())
+    table = _table(ResourceBinding)
+    for start in range(0, len(rows), RANGE):
+        values, params = values_list(("bigint", "text"), rows[start : start + RANGE])
+        # Only quoted identifiers and placeholders are interpolated; every value is a parameter.
+        sql = (
+            f"UPDATE {table} AS b SET {step} = v.digest "  # noqa: S608
+            f"FROM (VALUES {values}) AS v(id, digest) WHERE b.id = v.id"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)

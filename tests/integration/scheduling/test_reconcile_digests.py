@@ -1,0 +1,137 @@
+"""The periodic pass skips the bindings whose inputs did not move, and still repairs what moved unseen."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from scheduling.controllers import reconcile as reconciling
+from scheduling.controllers import reconcile_digests
+from scheduling.models import ResourceBinding, ResourceTemplate, Work
+from scheduling.services import apply_yaml
+
+pytestmark = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="the digests are PostgreSQL's (elsewhere every step runs)"
+)
+
+FLEET = """apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: everywhere, namespace: default}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]
+  placement:
+    replicaScheduling: {replicaSchedulingType: Duplicated}
+"""
+DEPLOYMENT = """apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: {name}, namespace: default, labels: {{app: {name}}}}}
+spec:
+  replicas: 2
+  selector: {{matchLabels: {{app: {name}}}}}
+  template:
+    metadata: {{labels: {{app: {name}}}}}
+    spec: {{containers: [{{name: app, image: "nginx:1.27"}}]}}
+"""
+
+
+def settled_fleet() -> list[ResourceBinding]:
+    """Two workloads on every cluster, after enough passes that every step has settled every binding."""
+    apply_yaml("---\n".join([FLEET, DEPLOYMENT.format(name="web"), DEPLOYMENT.format(name="api")]))
+    for _ in range(3):
+        reconciling.reconcile()
+    bindings = list(ResourceBinding.objects.order_by("pk"))
+    assert len(bindings) == 2 and all(len(b.clusters) == 3 for b in bindings)
+    return bindings
+
+
+def test_a_quiet_fleet_leaves_every_step_out_once_settled(members):
+    settled_fleet()
+    moved = reconcile_digests.moved()
+    assert (moved.detect, moved.sync, moved.aggregate) == ({}, {}, {})
+    # and a change moves only the binding it belongs to, only for the steps that read it
+    work = Work.objects.filter(binding__name__startswith="web").first()
+    Work.objects.filter(pk=work.pk).update(health="Unhealthy")
+    moved = reconcile_digests.moved()
+    assert (set(moved.detect), set(moved.sync), set(moved.aggregate)) == (set(), set(), {work.binding_id})
+
+
+def test_a_stored_count_tampered_with_in_sql_is_counted_again(members):
+    binding = settled_fleet()[0]
+    applied = binding.summary_applied
+    assert applied == 3
+    ResourceBinding.objects.filter(pk=binding.pk).update(summary_applied=0, summary_clusters=7)
+    reconciling.reconcile()
+    binding.refresh_from_db()
+    assert (binding.summary_applied, binding.summary_clusters) == (applied, 3)
+
+
+def test_a_status_left_stale_on_the_binding_is_aggregated_again(members):
+    binding = settled_fleet()[0]
+    entries = binding.aggregated_status
+    ResourceBinding.objects.filter(pk=binding.pk).update(aggregated_status=[])
+    reconciling.reconcile()
+    binding.refresh_from_db()
+    assert binding.aggregated_status == entries
+
+
+def test_a_work_whose_desired_state_was_changed_unseen_is_rendered_again(members):
+    binding = settled_fleet()[0]
+    work = Work.objects.filter(binding=binding).first()
+    desired = work.desired_hash
+    Work.objects.filter(pk=work.pk).update(desired_hash="0" * 64)  # no updated_at, no event
+    plan = reconciling.reconcile()
+    work.refresh_from_db()
+    assert work.desired_hash == desired
+    assert work.pk not in plan.apply or not work.in_sync
+
+
+def test_a_template_changed_without_an_event_renders_its_works_again(members):
+    binding = settled_fleet()[0]
+    template = binding.template
+    manifest = template.manifest
+    manifest["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:1.28"
+    # a queryset update: updated_at stays, nothing is marked
+    ResourceTemplate.objects.filter(pk=template.pk).update(
+        manifest=manifest, generation=template.generation + 1
+    )
+    plan = reconciling.reconcile()
+    works = list(Work.objects.filter(binding=binding))
+    images = {w.manifest["spec"]["template"]["spec"]["containers"][0]["image"] for w in works}
+    assert images == {"nginx:1.28"}
+    assert {w.pk for w in works} <= set(plan.apply)  # out of sync now: queued for their member calls
+
+
+def test_a_binding_spec_changed_unseen_is_detected_again(members):
+    binding = settled_fleet()[0]
+    ResourceBinding.objects.filter(pk=binding.pk).update(replicas=9)
+    reconciling.reconcile()
+    binding.refresh_from_db()
+    assert binding.replicas == 2
+
+
+def test_a_template_that_lost_its_binding_gets_one_again(members):
+    binding = settled_fleet()[0]
+    template_id = binding.template_id
+    ResourceBinding.objects.filter(pk=binding.pk).delete()
+    reconciling.reconcile()
+    assert ResourceBinding.objects.filter(template_id=template_id).exists()
+
+
+def test_a_template_marked_deleting_unseen_has_its_works_retired(members):
+    binding = settled_fleet()[0]
+    ResourceTemplate.objects.filter(pk=binding.template_id).update(deleting_since=timezone.now())
+    plan = reconciling.reconcile()
+    works = list(Work.objects.filter(binding=binding))
+    assert works and all(w.deleting for w in works)
+    assert {w.pk for w in works} <= set(plan.apply)
+
+
+def test_a_policy_change_moves_every_binding_through_detection(members):
+    bindings = settled_fleet()
+    from scheduling.models import PropagationPolicy
+
+    PropagationPolicy.objects.update(priority=5)
+    moved = reconcile_digests.moved()
+    assert set(moved.detect) == {b.pk for b in bindings}
+    assert set(moved.sync) == {b.pk for b in bindings}
