@@ -96,6 +96,12 @@ def main() -> int:
             member_state.observe_listing(spec.name, "apps/v1", "Deployment", items, judged=judged)
             live[spec.name] = items
     events = [(name, obj) for name, items in live.items() for obj in items]
+    started = time.thread_time()
+    for name, items in live.items():  # a quiet resync: every copy as last judged
+        seen = member_state.observe_listing(name, "apps/v1", "Deployment", items, judged=judged)
+        assert not seen.repair and not seen.changed
+    resync = time.thread_time() - started
+    print(f"quiet resync of {len(events)} copies: {resync * 1e6 / len(events):.0f} us CPU per copy")
     spent, count = 0.0, 0
     for round_ in range(4):
         for start in range(0, len(events), BATCH):
