@@ -17,7 +17,7 @@ from clusters.k8s.connection import ClusterConnection
 
 Timeout = float | tuple[float, float]
 DEFAULT_TIMEOUT: tuple[float, float] = (5.0, 30.0)
-MAX_CLIENTS = 1024  # old credentials age out; each cluster normally has one live entry
+MAX_CLIENTS = 8192  # old credentials age out; a cluster has one live entry per timeout it is called with
 POOL_SIZE = 8
 
 _lock = threading.Lock()

@@ -25,8 +25,9 @@ log = logging.getLogger(__name__)
 
 READ_SIZE = 65536
 # Lists and watch openings run on this many threads, whatever the number of clusters: a fleet's
-# first listings queue up instead of all arriving (and being decoded) at once.
-OPENERS = 8
+# first listings queue up instead of all arriving (and being decoded) at once, and a few clusters that
+# hang (each call held until its timeout) still leave threads for the others.
+OPENERS = 32
 LOOK_EVERY = 1.0  # how often streams are looked at for a stop, an overdue end or a silence
 
 

@@ -64,3 +64,26 @@ def test_the_cache_is_fresh_only_while_both_kinds_are_synced_and_heard_from():
     inventory.heard("nodes")
     inventory.heard("pods")
     assert inventory.fresh(silent_for=0.5)
+
+
+def test_a_pods_requests_are_computed_once_per_shape_and_each_shape_counts_as_the_pod_reads():
+    from clusters.k8s import pod_from
+
+    inventory = Inventory("one")
+    sidecar = {"name": "s", "restartPolicy": "Always", "resources": {"requests": {"cpu": "50m"}}}
+    init = {"name": "s", "resources": {"requests": {"cpu": "50m"}}}
+    shapes = [
+        pod("a", "n1"),
+        pod("b", "n2"),  # same requests on another node: the shape computed for "a"
+        pod("c", "n1", cpu="250m"),
+        {**pod("d", "n1"), "spec": {**pod("d", "n1")["spec"], "initContainers": [sidecar]}},
+        {**pod("e", "n1"), "spec": {**pod("e", "n1")["spec"], "initContainers": [init]}},
+        {**pod("f", "n1"), "spec": {**pod("f", "n1")["spec"], "overhead": {"memory": "1Mi"}}},
+        pod("g", "n1", phase="Pending"),
+    ]
+    for each in shapes:
+        expected = pod_from(each)
+        assert inventory.pod_entry(each) == (expected.node_name, expected.requests)
+    # a sidecar counts with the containers, a plain init container only at its peak: two shapes
+    assert shapes[3] != shapes[4] and len(inventory._requests) == 5
+    assert inventory.pod_entry(pod("h", "n1", phase="Succeeded")) is None
