@@ -5,7 +5,8 @@ watches the control plane keeps on each member (Deployments with the managed-lab
 pod, every node; bookmarks on), the other half none. The same Deployments are created in both halves
 by plain POSTs, one client per cluster; membersim's CPU per create is compared. Then, with every
 cluster full, membersim's CPU over a quiet spell while a health collector reads each cluster every
-10 s (/readyz and node metrics) and the watches stay open, in s/min.
+10 s (/readyz and node metrics) and the watches stay open, in s/min; and the CPU per object of the
+watcher's resync (its re-list of the watched Deployments and pods) in the watched half.
 
 python bench/bench_membersim_watched.py [--clusters 10] [--deployments 200] [--quiet 30]
 """
@@ -150,6 +151,24 @@ def fill(members: Members, names: list[str], deployments: int) -> float:
     return members.cpu_seconds() - cpu
 
 
+def resync(members: Members, names: list[str]) -> tuple[float, int]:
+    """The watcher's periodic re-list of what it watches (pages of 500); membersim CPU s, objects."""
+    cpu, count = members.cpu_seconds(), 0
+    for name in names:
+        conn, prefix = members.connect(name)
+        for path in WATCHED[:2]:
+            token = ""
+            while True:
+                sep = "&" if "?" in path else "?"
+                page = json.loads(request(conn, "GET", f"{prefix}{path}{sep}limit=500&continue={token}"))
+                count += len(page["items"])
+                token = page["metadata"].get("continue") or ""
+                if not token:
+                    break
+        conn.close()
+    return members.cpu_seconds() - cpu, count
+
+
 def health_loop(members: Members, stop: threading.Event) -> None:
     """What the health collector reads of each cluster every 10 s while the watcher holds its inventory."""
     conns = {name: members.connect(name) for name in members.names}
@@ -185,6 +204,7 @@ def main() -> int:
             spent_plain = fill(members, plain, options.deployments)
             spent_watched = fill(members, watched, options.deployments)
             creates = half * options.deployments
+            relisted, listed = resync(members, watched)
             before = events[0]
             threading.Thread(target=health_loop, args=(members, stop), daemon=True).start()
             time.sleep(0.5)  # the health collector's connections are open
@@ -199,6 +219,9 @@ def main() -> int:
     print(f"membersim watched: {options.clusters} clusters x {options.deployments} Deployments (1 replica)")
     print(f"  CPU per create, no watches          {plain_ms:7.3f} ms")
     print(f"  CPU per create, the watcher's three {watched_ms:7.3f} ms ({watched_ms - plain_ms:+.3f} ms)")
+    print(
+        f"  CPU per object re-listed (resync)   {relisted * 1e6 / max(listed, 1):7.1f} us ({listed} objects)"
+    )
     print(f"  watch lines while quiet             {events[0] - before}")
     print(f"  CPU when quiet (health every 10 s)  {quiet * 60 / options.quiet:7.3f} s/min")
     return 0
