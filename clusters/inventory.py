@@ -9,6 +9,7 @@ from typing import Any
 
 from clusters import k8s
 from clusters.k8s import ClusterConnection, KubeError, NodeInfo, Resources
+from clusters.k8s.reads import pod_requests
 from clusters.k8s.reflector import ListWatch
 from clusters.k8s.watch import WatchEvent, list_each
 from clusters.resource_summary import PodTotals
@@ -24,6 +25,31 @@ WATCH_SECONDS = 60
 SILENT_FOR = 90.0
 
 PodEntry = tuple[str, Resources]  # (node name, requests)
+FINISHED = ("Succeeded", "Failed")
+# distinct request shapes remembered per cluster (a fleet's pods come from few pod templates)
+REQUEST_SHAPES = 4096
+
+
+def requests_shape(spec: dict[str, Any]) -> Any:
+    """What a pod's requests are computed from (containers' and init containers' requests, the init
+    containers' restartPolicy, the overhead), as a hashable key; TypeError when a value is not hashable."""
+
+    def items(value: Any) -> Any:
+        return tuple(sorted(value.items())) if isinstance(value, dict) else value
+
+    def containers(entries: Any, policy: bool) -> Any:
+        return tuple(
+            (c.get("restartPolicy") if policy else None, items((c.get("resources") or {}).get("requests")))
+            for c in entries or []
+        )
+
+    shape = (
+        containers(spec.get("containers"), False),
+        containers(spec.get("initContainers"), True),
+        items(spec.get("overhead")),
+    )
+    hash(shape)  # a list or mapping among the values raises TypeError here, not as a dict key
+    return shape
 
 
 class Inventory:
@@ -39,28 +65,45 @@ class Inventory:
         self._heard: dict[str, float] = {}
         # Pods of one workload request the same and sit on few nodes: one object each, not one a pod.
         self._shared: dict[Any, Any] = {}
+        # requests by requests_shape: a pod's status events and a resync's unchanged pods parse no quantity
+        self._requests: dict[Any, Resources] = {}
         self.generation = 0
 
     def _share(self, value: Any) -> Any:
         return self._shared.setdefault(value, value)
 
     def pod_entry(self, obj: dict[str, Any]) -> PodEntry | None:
-        """What the cache keeps of a pod; None when it has finished (it no longer counts)."""
-        pod = k8s.pod_from(obj)
-        if pod is None:
+        """What the cache keeps of a pod (as k8s.pod_from reads it); None when it has finished (it no
+        longer counts)."""
+        if str((obj.get("status") or {}).get("phase") or "") in FINISHED:
             return None
-        return (self._share(pod.node_name), self._share(pod.requests))
+        spec = obj.get("spec") or {}
+        try:
+            shape = requests_shape(spec)
+        except (TypeError, AttributeError):  # malformed: computed as it is, not remembered
+            shape = None
+        requests = self._requests.get(shape) if shape is not None else None
+        if requests is None:
+            requests = pod_requests(spec)
+            if shape is not None:
+                if len(self._requests) >= REQUEST_SHAPES:
+                    self._requests.clear()
+                self._requests[shape] = requests
+        return (self._share(str(spec.get("nodeName") or "")), self._share(requests))
 
     def replace(self, kind: str, objects: dict[Any, Any]) -> None:
-        """A full listing: the cache of `kind` becomes exactly it, and is synced."""
+        """A full listing: the cache of `kind` becomes exactly it, and is synced; a listing that finds
+        the cache as it was (a quiet cluster's resync) is no change, so nothing is written again."""
         with self._lock:
+            changed = objects != (self._nodes if kind == "nodes" else self._pods)
             if kind == "nodes":
                 self._nodes = objects
             else:
                 self._pods = objects
             self._synced.add(kind)
             self._heard[kind] = time.monotonic()
-            self.generation += 1
+            if changed:
+                self.generation += 1
 
     def apply(self, kind: str, event_type: str, obj: dict[str, Any]) -> None:
         """One watch event (ADDED, MODIFIED or DELETED) of `kind`."""

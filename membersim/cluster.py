@@ -17,6 +17,7 @@ from membersim.quantity import format_cpu, format_memory, to_bytes, to_millicore
 from membersim.resources import NAMESPACE, NODE, SERVICE, Resource
 from membersim.spec import ClusterSpec
 from membersim.store import Store
+from membersim.usage import RunningUsage
 
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 NODE_NETWORK_START = int(ipaddress.IPv4Address("192.168.0.0"))
@@ -50,6 +51,7 @@ class Cluster:
         self._node_index = 0
         self.events = EventRecorder(self.store)
         self.logs = LogStore()
+        self.running_usage = RunningUsage()
         self.controller = ControllerManager(self.store, self.events, self.logs)
         # Per-node constants, computed once: a 100-node cluster should start in milliseconds.
         self._pod_net = ipaddress.ip_network(spec.pod_cidr)

@@ -46,6 +46,9 @@ class Store:
         self._owned: dict[str, builtins.list[tuple[Resource, str, str]]] = {}
         # called as (resource, namespace, name, old, new) after every write, under the lock
         self._observers: builtins.list[Callable[..., None]] = []
+        # writes of each resource so far, seen by watchers or not: what a cache of a derived value
+        # compares to know that nothing it was derived from changed
+        self._writes: dict[Resource, int] = {}
 
     def observe(self, observer: Callable[..., None]) -> None:
         """Call ``observer(resource, namespace, name, old, new)`` after every put and remove."""
@@ -72,6 +75,10 @@ class Store:
         spaces = [by_namespace.get(namespace, {})] if namespace is not None else list(by_namespace.values())
         for objects in spaces:
             yield from list(objects.values())
+
+    def writes(self, resource: Resource) -> int:
+        """How many puts and removes of ``resource`` there have been (any change counts one)."""
+        return self._writes.get(resource, 0)
 
     def count(self, resource: Resource) -> int:
         return sum(len(v) for v in self._objects.get(resource, {}).values())
@@ -121,6 +128,7 @@ class Store:
     def _index(
         self, resource: Resource, namespace: str, name: str, old: dict | None, new: dict | None
     ) -> None:
+        self._writes[resource] = self._writes.get(resource, 0) + 1
         key = (resource, namespace, name)
         before = {r.get("uid") for r in (old or {}).get("metadata", {}).get("ownerReferences") or []}
         after = {r.get("uid") for r in (new or {}).get("metadata", {}).get("ownerReferences") or []}

@@ -13,7 +13,7 @@ from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from django.utils import timezone
 
 from clusters.k8s import objects
-from scheduling.controllers.propagation import REPAIR, STATUS, copy_key, observe_copy
+from scheduling.controllers.propagation import REPAIR, STATUS, copy_key, observe_copy, observe_status
 from scheduling.controllers.status_writes import StatusWrites
 from scheduling.karmada import names
 from scheduling.karmada.manifests import retain_member_fields
@@ -42,29 +42,75 @@ class Observed:
 
 # (cluster, apiVersion, kind) of the copies a listing reports
 KindKey = tuple[str, str, str]
+# The Work columns an event judged by its spec mark needs: no manifest, the heaviest column to decode.
+LIGHT_FIELDS = (
+    "pk",
+    "permanent_id",
+    "binding_id",
+    "cluster_name",
+    "desired_hash",
+    "applied",
+    "applied_hash",
+    "applied_reason",
+    "status",
+    "health",
+    "unhealthy_since",
+    "status_at",
+)
+
+
+PLAIN_FIELDS = frozenset(("apiVersion", "kind", "metadata", "spec", "status"))
+
+
+def spec_mark(copy: Mapping[str, Any] | None) -> tuple[Any, ...] | None:
+    """What tells whether a copy's spec and metadata are as when last judged, without comparing them:
+    its uid (a copy deleted and created again is another), its generation (the server moves it on
+    every spec change) and its labels and annotations (which do not move it). None for a copy without
+    a generation (a ConfigMap's data moves none): such a copy is always compared in full."""
+    metadata = (copy or {}).get("metadata") or {}
+    generation, uid = metadata.get("generation"), metadata.get("uid")
+    if not isinstance(generation, int) or generation < 1 or not uid:
+        return None
+    labels, annotations = metadata.get("labels") or {}, metadata.get("annotations") or {}
+    try:  # in the order the server sends them: another order only costs a full comparison
+        marks = hash(tuple(labels.items())), hash(tuple(annotations.items()))
+    except (TypeError, AttributeError):
+        return None
+    extra = tuple(key for key in copy or {} if key not in PLAIN_FIELDS)
+    return (str(uid), generation, *marks, extra)
 
 
 @dataclass
 class Judged:
     """The member copies last judged in step with their Works: by (cluster, apiVersion, kind), Work id ->
-    (the copy's resourceVersion, the Work's desired hash). A copy whose resourceVersion and Work are both
-    unchanged since gives the same verdict again, so a listing re-reads and re-compares only the others:
-    the resync of a quiet fleet reads no manifest. Kept by one watcher in memory; a new watcher starts
+    (the copy's resourceVersion, the Work's desired hash, the copy's spec_mark). A copy whose
+    resourceVersion and Work are both unchanged since gives the same verdict again, so a listing
+    re-reads and re-compares only the others: the resync of a quiet fleet reads no manifest. An event
+    whose copy has the same spec mark under the same desired hash changed at most its status, so only
+    that is judged (without the Work's manifest). Kept by one watcher in memory; a new watcher starts
     empty and judges everything once."""
 
-    kinds: dict[KindKey, dict[int, tuple[str, str]]] = field(default_factory=dict)
+    kinds: dict[KindKey, dict[int, tuple[str, str, tuple[Any, ...] | None]]] = field(default_factory=dict)
 
     def holds(self, key: KindKey, work_id: int, version: str, desired_hash: str) -> bool:
-        return bool(version) and self.kinds.get(key, {}).get(work_id) == (version, desired_hash)
+        return bool(version) and self.kinds.get(key, {}).get(work_id, ())[:2] == (version, desired_hash)
 
-    def record(self, key: KindKey, work: Work, copy: dict[str, Any] | None, found: str) -> None:
-        """Remember a copy found in step (its status written or unchanged); forget one to repair."""
+    def same_spec(self, key: KindKey, work_id: int, mark: tuple[Any, ...] | None, desired_hash: str) -> bool:
+        """The copy last judged in step for this Work had this spec mark, under this desired hash."""
+        judged = self.kinds.get(key, {}).get(work_id)
+        return mark is not None and judged is not None and judged[1:] == (desired_hash, mark)
+
+    def record(
+        self, key: KindKey, work: Work, copy: dict[str, Any] | None, found: str, mark: Any = False
+    ) -> None:
+        """Remember a copy found in step (its status written or unchanged; `mark` its spec_mark when
+        known); forget one to repair."""
         version = str(((copy or {}).get("metadata") or {}).get("resourceVersion") or "")
         judged = self.kinds.setdefault(key, {})
         if copy is None or found == REPAIR or not version:
             judged.pop(work.pk, None)
         else:
-            judged[work.pk] = (version, work.desired_hash)
+            judged[work.pk] = (version, work.desired_hash, spec_mark(copy) if mark is False else mark)
 
     def size(self) -> int:
         return sum(len(judged) for judged in self.kinds.values())
@@ -116,7 +162,7 @@ def observe_listing(
         works = works.exclude(applied_at__gt=listed_at)
     key = (cluster, api_version, kind)
     remembered = judged.kinds.get(key, {}) if judged is not None else {}
-    kept: dict[int, tuple[str, str]] = {}
+    kept: dict[int, tuple[str, str, tuple[Any, ...] | None]] = {}
     again: list[int] = []
     # First only what finds each copy and tells whether it changed since last judged (no manifest).
     rows = works.annotate(
@@ -126,7 +172,7 @@ def observe_listing(
     for pk, desired_hash, namespace, name in rows.order_by("pk"):
         copy = live.get((api_version, kind, str(namespace or ""), str(name)))
         version = str(((copy or {}).get("metadata") or {}).get("resourceVersion") or "")
-        if copy is not None and version and remembered.get(pk) == (version, desired_hash):
+        if copy is not None and version and remembered.get(pk, ())[:2] == (version, desired_hash):
             kept[pk] = remembered[pk]
         else:
             again.append(pk)
@@ -172,14 +218,35 @@ def observe_cluster_events(
     observed = Observed()
     if not latest:
         return observed
-    works = Work.objects.filter(deleting=False, suspended=False, permanent_id__in=list(latest))
+    works = Work.objects.filter(deleting=False, suspended=False)
     writes = StatusWrites()
-    for work in works.order_by("pk"):
+    # First the light columns: an in-sync Work whose copy kept its spec mark has only its status judged.
+    compare: list[int] = []
+    for work in works.filter(permanent_id__in=list(latest)).only(*LIGHT_FIELDS).order_by("pk"):
         key = str(work.permanent_id)
         cluster, kind, obj = latest[key]
         if work.cluster_name != cluster:
             continue  # a copy carrying another cluster's Work id: not this Work's copy
         if not work.in_sync:
+            observed.waiting[key] = (kind, obj)
+            continue
+        copy_kind, mark = kind_key(cluster, obj), spec_mark(obj)
+        if (
+            judged is None
+            or kind == "DELETED"
+            or not judged.same_spec(copy_kind, work.pk, mark, work.desired_hash)
+        ):
+            compare.append(work.pk)
+            continue
+        observed.judged.add(key)
+        found = observe_status(work, obj, now, writes)
+        observed.add(work, found)
+        judged.record(copy_kind, work, obj, found, mark)
+    # The others whole, their copies compared with their manifests.
+    for work in works.filter(pk__in=compare).order_by("pk") if compare else []:
+        key = str(work.permanent_id)
+        cluster, kind, obj = latest[key]
+        if not work.in_sync:  # its apply began since the light read
             observed.waiting[key] = (kind, obj)
             continue
         observed.judged.add(key)
@@ -234,7 +301,7 @@ def observe_applied(
         elif work is None or kind == "DELETED":
             continue
         elif objects.is_subset(retain_member_fields(obj, work.manifest), obj):
-            verdict = observe_copy(work, obj, now, writes)
+            verdict = observe_status(work, obj, now, writes)  # just compared: the copy is the one applied
             observed.add(work, verdict)
             if judged is not None:
                 judged.record(kind_key(work.cluster_name, work.manifest), work, obj, verdict)

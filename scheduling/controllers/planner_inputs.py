@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import copy
 import json
+import threading
 from fractions import Fraction
 from typing import Any
 
+from django.db import connection
 from django.db.models import Q
+from django.db.models.expressions import RawSQL
 
 from clusters.models import Cluster
 from scheduling.karmada.documents import parse_cluster
@@ -97,15 +100,67 @@ def cluster_identity(cluster: Cluster) -> ClusterSnapshot:
     )
 
 
+# What cluster_document reads of a Cluster row (not its credentials, probe times or query columns).
+SNAPSHOT_COLUMNS = (
+    "name",
+    "api_endpoint",
+    "sync_mode",
+    "provider",
+    "region",
+    "zone",
+    "zones",
+    "taints",
+    "insecure_skip_tls_verify",
+    "labels",
+    "status",
+    "ready",
+    "ready_reason",
+    "ready_message",
+    "ready_since",
+)
+# Per cluster id, the snapshot last parsed in this process and the digest of the columns it was parsed
+# from (a snapshot of None: a malformed status, left out).
+_parsed: dict[int, tuple[str, ClusterSnapshot | None]] = {}
+_parsed_lock = threading.Lock()
+
+
+def _row_digest() -> RawSQL:
+    """md5 of a Cluster row's SNAPSHOT_COLUMNS as PostgreSQL prints them: equal digests, equal snapshots."""
+    columns = ", ".join(
+        connection.ops.quote_name(Cluster._meta.get_field(c).column) for c in SNAPSHOT_COLUMNS
+    )
+    return RawSQL(f"md5(ROW({columns})::text)", ())  # noqa: S611  (quoted identifiers only, no parameter)
+
+
 def load_snapshots() -> list[ClusterSnapshot]:
-    """Every cluster as the planner sees it; a cluster whose stored status is malformed is left out."""
-    snapshots = []
-    for cluster in Cluster.objects.all():
-        try:
-            snapshots.append(cluster_snapshot(cluster))
-        except InputError:
-            continue
-    return snapshots
+    """Every cluster as the planner sees it; a cluster whose stored status is malformed is left out.
+
+    On PostgreSQL only the rows whose digest moved since this process last parsed them are read and
+    parsed again (one short statement reads the digests; decoding and parsing every cluster's status
+    took 30-60 ms at 100 clusters, for every schedule pass). Snapshots are frozen: they are shared."""
+    if connection.vendor != "postgresql":
+        return [s for s in map(_parse, Cluster.objects.only(*SNAPSHOT_COLUMNS)) if s is not None]
+    digest = _row_digest()
+    current = list(Cluster.objects.annotate(snapshot_digest=digest).values_list("pk", "snapshot_digest"))
+    with _parsed_lock:
+        stale = [pk for pk, seen in current if _parsed.get(pk, ("", None))[0] != seen]
+    fresh = {}
+    if stale:
+        rows = Cluster.objects.filter(pk__in=stale).only(*SNAPSHOT_COLUMNS).annotate(snapshot_digest=digest)
+        fresh = {row.pk: (row.snapshot_digest, _parse(row)) for row in rows}
+    with _parsed_lock:
+        _parsed.update(fresh)
+        for pk in set(_parsed) - {pk for pk, _ in current}:
+            del _parsed[pk]
+        found = [_parsed[pk][1] for pk, _ in current if pk in _parsed]
+    return [snapshot for snapshot in found if snapshot is not None]
+
+
+def _parse(cluster: Cluster) -> ClusterSnapshot | None:
+    try:
+        return cluster_snapshot(cluster)
+    except InputError:
+        return None
 
 
 def _fresh(binding: ResourceBinding) -> bool:

@@ -576,6 +576,14 @@ def observe_copy(
             Work.objects.filter(pk=work.pk).update(applied=False, applied_hash="", updated_at=timezone.now())
             work.applied, work.applied_hash = False, ""
         return REPAIR if work.applied_reason != "ConflictResolution" else ""
+    return observe_status(work, current, now, writes)
+
+
+def observe_status(
+    work: Work, current: dict[str, Any], now: datetime, writes: StatusWrites | None = None
+) -> str:
+    """The second half of observe_copy, for a copy known to match its Work: STATUS when its status or
+    health changed (recorded as observe_copy does), "" when neither did."""
     status, health = reflect_status(current), interpret_health(current)
     if (status, health) == (work.status, work.health):
         return ""

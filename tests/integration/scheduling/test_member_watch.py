@@ -294,3 +294,83 @@ def test_the_reconcile_reads_back_only_the_clusters_no_watcher_confirms(members,
     # the watcher stopped confirming (gone, behind, a watch broken): the pass reads the copy back
     ClusterInventory.objects.update(confirmed_at=now - timedelta(minutes=1))
     assert work.pk in reconciling.reconcile().apply
+
+
+def test_an_event_that_moved_only_the_status_is_judged_without_the_manifest_and_any_other_in_full(members):
+    import copy as copies
+
+    from django.db import connection
+    from django.db.models import F
+    from django.test.utils import CaptureQueriesContext
+
+    from scheduling.controllers import member_state
+    from scheduling.karmada import names
+
+    apply_yaml(NGINX)
+    conn = members["cluster-01"].connection()
+    judged = member_state.Judged()
+    work = Work.objects.get(cluster_name="cluster-01")
+
+    def judged_in_step() -> dict:
+        Work.objects.filter(pk=work.pk).update(applied=True, applied_hash=F("desired_hash"))
+        items = list(
+            objects.list_objects(conn, "apps/v1", "Deployment", label_selector=f"{names.MANAGED_LABEL}=true")
+        )
+        assert (
+            member_state.observe_listing("cluster-01", "apps/v1", "Deployment", items, judged=judged).repair
+            == []
+        )
+        assert judged.size() == 1
+        return copies.deepcopy(items[0])
+
+    def event(obj: dict) -> tuple[member_state.Observed, list[str]]:
+        with CaptureQueriesContext(connection) as queries:
+            seen = member_state.observe_cluster_events({"cluster-01": [("MODIFIED", obj)]}, judged=judged)
+        return seen, [q["sql"] for q in queries.captured_queries]
+
+    live = judged_in_step()
+    live["status"] = {**live.get("status", {}), "readyReplicas": 1, "availableReplicas": 1}
+    live["metadata"]["resourceVersion"] = "999999"
+    seen, sql = event(live)
+    assert seen.repair == [] and seen.changed == {work.binding_id}
+    assert not any('"manifest"' in statement for statement in sql if statement.startswith("SELECT"))
+    assert Work.objects.get(pk=work.pk).status["readyReplicas"] == 1
+    assert judged.holds(member_state.kind_key("cluster-01", live), work.pk, "999999", work.desired_hash)
+
+    # A label edited by hand (no new generation), a spec edited (a new generation), a copy deleted and
+    # created again by hand (a new uid, the same generation): each compared in full, and repaired.
+    labels = judged_in_step()
+    labels["metadata"]["labels"].pop("app", None)
+    labels["metadata"]["labels"]["edited"] = "by-hand"
+    spec = judged_in_step()
+    spec["spec"]["replicas"] = 9
+    spec["metadata"]["generation"] += 1
+    again = judged_in_step()
+    again["spec"]["replicas"] = 9
+    again["metadata"]["uid"] = "another"
+    for edited in (labels, spec, again):
+        judged_in_step()
+        seen, sql = event(edited)
+        assert seen.repair == [work.pk], edited["metadata"]
+        assert any('"manifest"' in statement for statement in sql if statement.startswith("SELECT"))
+
+
+def test_the_spec_mark_is_none_for_copies_without_a_generation_and_moves_with_labels_annotations_uid():
+    from scheduling.controllers.member_state import spec_mark
+
+    base = {
+        "kind": "Deployment",
+        "metadata": {"uid": "u1", "generation": 2, "labels": {"a": "1"}},
+        "spec": {},
+    }
+    assert spec_mark(base) == spec_mark({**base, "status": {"replicas": 3}})
+    for other in (
+        {**base, "metadata": {**base["metadata"], "labels": {"a": "2"}}},
+        {**base, "metadata": {**base["metadata"], "annotations": {"x": "y"}}},
+        {**base, "metadata": {**base["metadata"], "uid": "u2"}},
+        {**base, "metadata": {**base["metadata"], "generation": 3}},
+        {**base, "data": {"k": "v"}},
+    ):
+        assert spec_mark(other) != spec_mark(base)
+    assert spec_mark({"kind": "ConfigMap", "metadata": {"uid": "u1"}, "data": {"k": "v"}}) is None
+    assert spec_mark({**base, "metadata": {**base["metadata"], "labels": {"a": ["unhashable"]}}}) is None

@@ -64,3 +64,41 @@ def test_the_cache_is_fresh_only_while_both_kinds_are_synced_and_heard_from():
     inventory.heard("nodes")
     inventory.heard("pods")
     assert inventory.fresh(silent_for=0.5)
+
+
+def test_a_pods_requests_are_computed_once_per_shape_and_each_shape_counts_as_the_pod_reads():
+    from clusters.k8s import pod_from
+
+    inventory = Inventory("one")
+    sidecar = {"name": "s", "restartPolicy": "Always", "resources": {"requests": {"cpu": "50m"}}}
+    init = {"name": "s", "resources": {"requests": {"cpu": "50m"}}}
+    shapes = [
+        pod("a", "n1"),
+        pod("b", "n2"),  # same requests on another node: the shape computed for "a"
+        pod("c", "n1", cpu="250m"),
+        {**pod("d", "n1"), "spec": {**pod("d", "n1")["spec"], "initContainers": [sidecar]}},
+        {**pod("e", "n1"), "spec": {**pod("e", "n1")["spec"], "initContainers": [init]}},
+        {**pod("f", "n1"), "spec": {**pod("f", "n1")["spec"], "overhead": {"memory": "1Mi"}}},
+        pod("g", "n1", phase="Pending"),
+    ]
+    for each in shapes:
+        expected = pod_from(each)
+        assert inventory.pod_entry(each) == (expected.node_name, expected.requests)
+    # a sidecar counts with the containers, a plain init container only at its peak: two shapes
+    assert shapes[3] != shapes[4] and len(inventory._requests) == 5
+    assert inventory.pod_entry(pod("h", "n1", phase="Succeeded")) is None
+
+
+def test_a_listing_that_finds_the_cache_as_it_was_is_no_change_and_any_difference_is_one():
+    inventory = listed(pod("a", "n1"), pod("b"))
+    generation = inventory.generation
+    inventory.replace(
+        "pods",
+        {("default", p["metadata"]["name"]): inventory.pod_entry(p) for p in (pod("a", "n1"), pod("b"))},
+    )
+    assert inventory.generation == generation and inventory.fresh()
+    inventory.replace("pods", {("default", "a"): inventory.pod_entry(pod("a", "n2"))})
+    assert inventory.generation > generation
+    generation = inventory.generation
+    inventory.replace("nodes", {"n1": None})
+    assert inventory.generation > generation

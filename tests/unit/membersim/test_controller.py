@@ -9,6 +9,7 @@ from membersim.cluster import Cluster
 from membersim.errors import ApiError
 from membersim.resources import DAEMONSET, DEPLOYMENT, JOB, POD, REPLICASET, STATEFULSET
 from membersim.spec import ClusterSpec
+from membersim.usage import CONTAINER_BASE_CPU_M, NODE_BASE_CPU_M
 
 NO_QUERY = api.Query()
 
@@ -191,14 +192,41 @@ def test_node_metrics_are_requests_times_load_plus_a_base(cluster):
     cluster.load = 1.5
     usage = {m["metadata"]["name"]: m["usage"] for m in metrics.node_metrics(cluster)}
     node_name = pods(cluster)[0]["spec"]["nodeName"]
-    expected = (2000 * 1.5 + metrics.CONTAINER_BASE_CPU_M + metrics.NODE_BASE_CPU_M) * 1_000_000
+    expected = (2000 * 1.5 + CONTAINER_BASE_CPU_M + NODE_BASE_CPU_M) * 1_000_000
     assert usage[node_name]["cpu"] == f"{int(expected)}n"
     idle = next(name for name in usage if name != node_name)
-    assert usage[idle]["cpu"] == f"{metrics.NODE_BASE_CPU_M * 1_000_000}n"
+    assert usage[idle]["cpu"] == f"{NODE_BASE_CPU_M * 1_000_000}n"
     cluster.load = 100
     assert usage != {m["metadata"]["name"]: m["usage"] for m in metrics.node_metrics(cluster)}
     capped = {m["metadata"]["name"]: m["usage"]["cpu"] for m in metrics.node_metrics(cluster)}
     assert capped[node_name] == "4000000000n"
+
+
+def _cpu_by_node(cluster):
+    return {m["metadata"]["name"]: m["usage"]["cpu"] for m in metrics.node_metrics(cluster)}
+
+
+def test_node_metrics_are_summed_again_only_after_a_pod_write_or_a_load_change(cluster):
+    api.create(cluster, DEPLOYMENT, "default", workload(replicas=2, cpu="1"), NO_QUERY)
+    with cluster.store.lock:
+        first = cluster.running_usage.per_node(cluster.store, cluster.load)
+        # Nothing written since: the same sums, not summed again.
+        assert cluster.running_usage.per_node(cluster.store, cluster.load) is first
+    before = _cpu_by_node(cluster)
+    api.create(cluster, DEPLOYMENT, "default", workload(name="more", replicas=3, cpu="1"), NO_QUERY)
+    after = _cpu_by_node(cluster)
+    assert sum(int(v[:-1]) for v in after.values()) - sum(int(v[:-1]) for v in before.values()) == (
+        3 * (1000 + CONTAINER_BASE_CPU_M) * 1_000_000
+    )
+    # A write no watcher sees (a lost event) still changes what metrics report.
+    pod = pods(cluster, "more")[0]
+    cluster.store.put_unseen(POD, {**pod, "status": {**pod["status"], "phase": "Succeeded"}})
+    node = pod["spec"]["nodeName"]
+    assert int(_cpu_by_node(cluster)[node][:-1]) == int(after[node][:-1]) - 1001 * 1_000_000
+    cluster.load = 2.0
+    running_there = sum(1 for p in cluster.store.list(POD) if p["spec"].get("nodeName") == node) - 1
+    expected = (running_there * (1000 * 2.0 + CONTAINER_BASE_CPU_M) + NODE_BASE_CPU_M) * 1e6
+    assert _cpu_by_node(cluster)[node] == f"{int(expected)}n"
 
 
 def test_nodes_carry_topology_provider_cidr_and_ssd_labels():
