@@ -527,14 +527,21 @@ def _aggregate_template_status(
         template.status = status
 
 
-def aggregate_bindings(binding_ids: set[int], now: datetime | None = None) -> None:
-    """Aggregate the bindings whose Works' status just changed (after a dispatch or a member read)."""
-    bindings = ResourceBinding.objects.filter(pk__in=binding_ids).select_related("template")
+# bindings aggregated together: their Works are read in one query a batch (a batch, not all of them)
+AGGREGATE_BATCH = 100
+
+
+def aggregate_bindings(binding_ids: Iterable[int], now: datetime | None = None) -> None:
+    """Aggregate the bindings whose Works' status just changed (after a dispatch or a member read),
+    AGGREGATE_BATCH at a time, in id order as every writer of many bindings takes them."""
+    ids = sorted(set(binding_ids))
     # the Works' status, not their manifests (the largest column) are aggregated
     works = Prefetch("works", queryset=Work.objects.defer("manifest", "applied_overrides"))
-    # in id order, as every writer of many bindings takes them
-    for binding in bindings.order_by("pk").prefetch_related(works):
-        aggregate_status(binding, now)
+    for start in range(0, len(ids), AGGREGATE_BATCH):
+        part = ids[start : start + AGGREGATE_BATCH]
+        bindings = ResourceBinding.objects.filter(pk__in=part).select_related("template")
+        for binding in bindings.order_by("pk").prefetch_related(works):
+            aggregate_status(binding, now)
 
 
 def aggregate_binding(binding_id: int) -> None:
