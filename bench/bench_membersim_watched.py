@@ -5,7 +5,8 @@ watches the control plane keeps on each member (Deployments with the managed-lab
 pod, every node; bookmarks on), the other half none. The same Deployments are created in both halves
 by plain POSTs, one client per cluster; membersim's CPU per create is compared. Then, with every
 cluster full, membersim's CPU over a quiet spell while a health collector reads each cluster every
-10 s (/readyz and node metrics) and the watches stay open, in s/min.
+10 s (/readyz and node metrics) and the watches stay open, in s/min; and the CPU per object of the
+watcher's resync (its re-list of the watched Deployments and pods) in the watched half.
 
 python bench/bench_membersim_watched.py [--clusters 10] [--deployments 200] [--quiet 30]
 """
@@ -73,15 +74,16 @@ class Members:
         fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
-    def thread_cpu_seconds(self) -> float:
-        """CPU of the threads alive now, to the nanosecond (for a quiet spell, when few threads end)."""
-        total = 0
+    def thread_cpu(self) -> dict[str, int]:
+        """CPU nanoseconds of each thread alive now (a quiet spell's measure: to the nanosecond, where
+        the process's own counter moves in 10 ms ticks)."""
+        spent = {}
         for task in Path(f"/proc/{self.process.pid}/task").iterdir():
             try:
-                total += int((task / "schedstat").read_text().split()[0])
+                spent[task.name] = int((task / "schedstat").read_text().split()[0])
             except (OSError, ValueError, IndexError):
                 pass  # the thread ended meanwhile
-        return total / 1e9
+        return spent
 
     def connect(self, name: str) -> tuple[http.client.HTTPConnection, str]:
         url = urlsplit(self.servers[name])
@@ -150,6 +152,24 @@ def fill(members: Members, names: list[str], deployments: int) -> float:
     return members.cpu_seconds() - cpu
 
 
+def resync(members: Members, names: list[str]) -> tuple[float, int]:
+    """The watcher's periodic re-list of what it watches (pages of 500); membersim CPU s, objects."""
+    cpu, count = members.cpu_seconds(), 0
+    for name in names:
+        conn, prefix = members.connect(name)
+        for path in WATCHED[:2]:
+            token = ""
+            while True:
+                sep = "&" if "?" in path else "?"
+                page = json.loads(request(conn, "GET", f"{prefix}{path}{sep}limit=500&continue={token}"))
+                count += len(page["items"])
+                token = page["metadata"].get("continue") or ""
+                if not token:
+                    break
+        conn.close()
+    return members.cpu_seconds() - cpu, count
+
+
 def health_loop(members: Members, stop: threading.Event) -> None:
     """What the health collector reads of each cluster every 10 s while the watcher holds its inventory."""
     conns = {name: members.connect(name) for name in members.names}
@@ -185,12 +205,15 @@ def main() -> int:
             spent_plain = fill(members, plain, options.deployments)
             spent_watched = fill(members, watched, options.deployments)
             creates = half * options.deployments
+            relisted, listed = resync(members, watched)
             before = events[0]
             threading.Thread(target=health_loop, args=(members, stop), daemon=True).start()
             time.sleep(0.5)  # the health collector's connections are open
-            cpu = members.thread_cpu_seconds()
+            before_quiet = members.thread_cpu()
             time.sleep(options.quiet)
-            quiet = members.thread_cpu_seconds() - cpu
+            after_quiet = members.thread_cpu()
+            # Threads that started or ended in between count what they spent while measured.
+            quiet = sum(ns - before_quiet.get(tid, 0) for tid, ns in after_quiet.items()) / 1e9
         finally:
             stop.set()
             members.stop()
@@ -199,6 +222,9 @@ def main() -> int:
     print(f"membersim watched: {options.clusters} clusters x {options.deployments} Deployments (1 replica)")
     print(f"  CPU per create, no watches          {plain_ms:7.3f} ms")
     print(f"  CPU per create, the watcher's three {watched_ms:7.3f} ms ({watched_ms - plain_ms:+.3f} ms)")
+    print(
+        f"  CPU per object re-listed (resync)   {relisted * 1e6 / max(listed, 1):7.1f} us ({listed} objects)"
+    )
     print(f"  watch lines while quiet             {events[0] - before}")
     print(f"  CPU when quiet (health every 10 s)  {quiet * 60 / options.quiet:7.3f} s/min")
     return 0

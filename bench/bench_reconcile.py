@@ -109,12 +109,13 @@ def measure(kind: str) -> dict[str, float]:
         plan = reconciling.reconcile(full=kind == "full")
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     pg = backend_cpu() - pg_before
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - rss_before
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return {
         "cpu": cpu,
         "pg": pg,
         "wall": wall,
-        "rss": rss,
+        "rss": peak - rss_before,
+        "peak": peak,
         "queries": queries,
         "schedule": len(plan.schedule),
         "apply": len(plan.apply),
@@ -244,6 +245,7 @@ def report(works: int, seeded: float, results: dict[str, dict[str, float]]) -> N
         ("CPU s, its PostgreSQL backend", "pg", "{:.2f}"),
         ("wall s", "wall", "{:.2f}"),
         ("peak RSS growth MiB", "rss", "{:.0f}"),
+        ("peak RSS MiB", "peak", "{:.0f}"),
         ("queries", "queries", "{:.0f}"),
         ("bindings to schedule", "schedule", "{:.0f}"),
         ("Works to apply", "apply", "{:.0f}"),

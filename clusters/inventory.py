@@ -92,15 +92,18 @@ class Inventory:
         return (self._share(str(spec.get("nodeName") or "")), self._share(requests))
 
     def replace(self, kind: str, objects: dict[Any, Any]) -> None:
-        """A full listing: the cache of `kind` becomes exactly it, and is synced."""
+        """A full listing: the cache of `kind` becomes exactly it, and is synced; a listing that finds
+        the cache as it was (a quiet cluster's resync) is no change, so nothing is written again."""
         with self._lock:
+            changed = objects != (self._nodes if kind == "nodes" else self._pods)
             if kind == "nodes":
                 self._nodes = objects
             else:
                 self._pods = objects
             self._synced.add(kind)
             self._heard[kind] = time.monotonic()
-            self.generation += 1
+            if changed:
+                self.generation += 1
 
     def apply(self, kind: str, event_type: str, obj: dict[str, Any]) -> None:
         """One watch event (ADDED, MODIFIED or DELETED) of `kind`."""

@@ -301,7 +301,7 @@ def observe_applied(
         elif work is None or kind == "DELETED":
             continue
         elif objects.is_subset(retain_member_fields(obj, work.manifest), obj):
-            verdict = observe_copy(work, obj, now, writes)
+            verdict = observe_status(work, obj, now, writes)  # just compared: the copy is the one applied
             observed.add(work, verdict)
             if judged is not None:
                 judged.record(kind_key(work.cluster_name, work.manifest), work, obj, verdict)

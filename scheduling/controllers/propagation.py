@@ -18,7 +18,7 @@ from scheduling.controllers import drift_events, render_keys, rollouts
 from scheduling.controllers.planner_inputs import cluster_identity
 from scheduling.controllers.scheduler import set_condition
 from scheduling.controllers.status_writes import StatusWrites
-from scheduling.controllers.values_sql import insert_rows, values_list
+from scheduling.controllers.values_sql import insert_rows, json_rows
 from scheduling.karmada import names
 from scheduling.karmada.interpreter import dependencies, interpret_health, reflect_status, workload_of
 from scheduling.karmada.manifests import member_manifest, needs_replica_revision, retain_member_fields
@@ -381,15 +381,16 @@ class WorkWrites:
 
 
 def _update_changed(works: list[Work]) -> None:
-    """CHANGED_FIELDS of these Works in one UPDATE … FROM (VALUES …) on PostgreSQL (Django's bulk_update
-    builds a CASE per column and row, much of a binding's update time); bulk_update elsewhere."""
+    """CHANGED_FIELDS of these Works in one UPDATE … FROM the rows as one JSON parameter (json_rows) on
+    PostgreSQL (Django's bulk_update builds a CASE per column and row, much of a binding's update time);
+    bulk_update elsewhere."""
     if not works:
         return
     if connection.vendor != "postgresql":
         Work.objects.bulk_update(works, CHANGED_FIELDS)
         return
     table = connection.ops.quote_name(Work._meta.db_table)
-    values, params = values_list(
+    values, params = json_rows(
         ("bigint", "jsonb", "text", "boolean", "boolean", "jsonb", "timestamptz"),
         (
             (w.pk, w.manifest, w.desired_hash, w.deleting, w.suspended, w.applied_overrides, w.updated_at)
@@ -400,7 +401,7 @@ def _update_changed(works: list[Work]) -> None:
     sql = (
         f"UPDATE {table} AS w SET manifest = v.manifest, desired_hash = v.hash, "  # noqa: S608
         "deleting = v.deleting, suspended = v.suspended, applied_overrides = v.overrides, updated_at = v.at "
-        f"FROM (VALUES {values}) AS v(id, manifest, hash, deleting, suspended, overrides, at) "
+        f"FROM ({values}) AS v(id, manifest, hash, deleting, suspended, overrides, at) "
         "WHERE w.id = v.id"
     )
     with connection.cursor() as cursor:
@@ -527,14 +528,21 @@ def _aggregate_template_status(
         template.status = status
 
 
-def aggregate_bindings(binding_ids: set[int], now: datetime | None = None) -> None:
-    """Aggregate the bindings whose Works' status just changed (after a dispatch or a member read)."""
-    bindings = ResourceBinding.objects.filter(pk__in=binding_ids).select_related("template")
+# bindings aggregated together: their Works are read in one query a batch (a batch, not all of them)
+AGGREGATE_BATCH = 100
+
+
+def aggregate_bindings(binding_ids: Iterable[int], now: datetime | None = None) -> None:
+    """Aggregate the bindings whose Works' status just changed (after a dispatch or a member read),
+    AGGREGATE_BATCH at a time, in id order as every writer of many bindings takes them."""
+    ids = sorted(set(binding_ids))
     # the Works' status, not their manifests (the largest column) are aggregated
     works = Prefetch("works", queryset=Work.objects.defer("manifest", "applied_overrides"))
-    # in id order, as every writer of many bindings takes them
-    for binding in bindings.order_by("pk").prefetch_related(works):
-        aggregate_status(binding, now)
+    for start in range(0, len(ids), AGGREGATE_BATCH):
+        part = ids[start : start + AGGREGATE_BATCH]
+        bindings = ResourceBinding.objects.filter(pk__in=part).select_related("template")
+        for binding in bindings.order_by("pk").prefetch_related(works):
+            aggregate_status(binding, now)
 
 
 def aggregate_binding(binding_id: int) -> None:

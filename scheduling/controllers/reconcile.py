@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db.models import F, Prefetch, Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from clusters.inventory_watch import watched_cluster_names
@@ -195,11 +195,8 @@ def aggregate_moved(moved: reconcile_digests.Moved | None, now: datetime) -> Non
         ids = list(ResourceBinding.objects.order_by("pk").values_list("pk", flat=True))
     else:
         ids = sorted(moved.aggregate)
-    works = Prefetch("works", queryset=Work.objects.defer("manifest", "applied_overrides"))
     for start in range(0, len(ids), SYNC_BATCH):
         part = ids[start : start + SYNC_BATCH]
-        bindings = ResourceBinding.objects.filter(pk__in=part).select_related("template")
-        for binding in bindings.order_by("pk").prefetch_related(works):
-            propagation.aggregate_status(binding, now)
+        propagation.aggregate_bindings(part, now)
         if moved is not None:
             reconcile_digests.store(reconcile_digests.AGGREGATE, {pk: moved.aggregate[pk] for pk in part})

@@ -87,3 +87,18 @@ def test_a_pods_requests_are_computed_once_per_shape_and_each_shape_counts_as_th
     # a sidecar counts with the containers, a plain init container only at its peak: two shapes
     assert shapes[3] != shapes[4] and len(inventory._requests) == 5
     assert inventory.pod_entry(pod("h", "n1", phase="Succeeded")) is None
+
+
+def test_a_listing_that_finds_the_cache_as_it_was_is_no_change_and_any_difference_is_one():
+    inventory = listed(pod("a", "n1"), pod("b"))
+    generation = inventory.generation
+    inventory.replace(
+        "pods",
+        {("default", p["metadata"]["name"]): inventory.pod_entry(p) for p in (pod("a", "n1"), pod("b"))},
+    )
+    assert inventory.generation == generation and inventory.fresh()
+    inventory.replace("pods", {("default", "a"): inventory.pod_entry(pod("a", "n2"))})
+    assert inventory.generation > generation
+    generation = inventory.generation
+    inventory.replace("nodes", {"n1": None})
+    assert inventory.generation > generation

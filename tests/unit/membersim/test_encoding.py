@@ -36,3 +36,24 @@ def test_the_cache_stays_within_its_byte_budget(monkeypatch):
     for obj in objects:
         encoding.encode(obj)
     assert encoding._size[0] <= 2000
+
+
+def test_a_list_item_is_cut_from_the_object_encoding_not_encoded_again():
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "cut"}, "spec": {"nodeName": "n1"}}
+    before = encoding._size[0]
+    whole = encoding.encode(pod)
+    item = encoding.encode(pod, as_item=True)
+    assert encoding._size[0] - before == len(whole)  # one encoding kept, for both forms
+    assert whole.startswith(b'{"kind":"Pod","apiVersion":"v1",')  # as the API server orders them
+    assert json.loads(whole) == pod
+    assert json.loads(item) == {"metadata": {"name": "cut"}, "spec": {"nodeName": "n1"}}
+    assert encoding.encode_all([pod, pod], as_item=True) == [item, item]
+
+
+def test_objects_without_kind_and_api_version_or_with_nothing_else_encode_whole():
+    bare = {"metadata": {"name": "bare"}}
+    only_kind = {"kind": "Status", "apiVersion": "v1"}
+    assert json.loads(encoding.encode(bare)) == bare
+    assert json.loads(encoding.encode(bare, as_item=True)) == bare
+    assert json.loads(encoding.encode(only_kind)) == only_kind
+    assert json.loads(encoding.encode(only_kind, as_item=True)) == {}
