@@ -6,8 +6,11 @@ would be. Each health worker is one process running batches of collections on a 
 clusters each), with its share of the clusters, as the tasks spread over the workers. Prints, as ratios to the
 targets: a full cycle against the interval, a cycle with clusters hanging (down), and, with cycles
 started every interval as beat starts them, the time from a cluster ceasing to answer until it is
-NotReady (p99 against 15 s). DATABASE_URL may name a PostgreSQL database (emptied first); by default a
-fresh SQLite file.
+NotReady (p99 against 15 s). The member watcher runs beside them as the product runs it (`manage.py
+watch_members`, its node and pod inventory read by the collection instead of a list per probe);
+--no-watcher measures the collection listing nodes and pods itself. DATABASE_URL may name a PostgreSQL
+database (emptied first); by default a fresh SQLite file (the watcher wants PostgreSQL: it writes
+beside the workers).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 from multiprocessing.connection import Connection
 from pathlib import Path
 
@@ -65,6 +69,30 @@ def start_membersim(var_dir: Path, clusters: int, nodes: int) -> tuple[subproces
             raise SystemExit(f"membersim did not start: {process.stderr.read().decode()[-500:]}")
         time.sleep(0.1)
     return process, kubeconfig
+
+
+def start_watcher(var_dir: Path, clusters: int) -> subprocess.Popen:
+    """`manage.py watch_members` as deployed, once it has confirmed every cluster's inventory."""
+    from django.utils import timezone
+
+    from clusters.inventory_watch import CONFIRMED_WITHIN
+    from clusters.models import ClusterInventory
+
+    log = open(var_dir / "watcher.log", "wb")  # the watcher's log, open while it runs
+    process = subprocess.Popen(
+        [sys.executable, "manage.py", "watch_members"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT
+    )
+    deadline = time.monotonic() + 300
+    while True:
+        since = timezone.now() - timedelta(seconds=CONFIRMED_WITHIN)
+        confirmed = ClusterInventory.objects.filter(confirmed_at__gte=since).count()
+        if confirmed >= clusters:
+            return process
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            tail = (var_dir / "watcher.log").read_text(errors="replace")[-1000:]
+            raise SystemExit(f"the watcher confirmed {confirmed} of {clusters} inventories: {tail}")
+        time.sleep(0.5)
 
 
 def control(kubeconfig: Path, name: str, action: str) -> None:
@@ -202,6 +230,9 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2, help="health worker processes (shards)")
     parser.add_argument("--down", type=int, default=10)
     parser.add_argument("--stop", type=int, default=20, help="clusters that stop answering, one by one")
+    parser.add_argument(
+        "--no-watcher", action="store_true", help="no member watcher: every probe lists nodes and pods"
+    )
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="bench-health-") as tmp:
@@ -217,6 +248,7 @@ def main() -> int:
 
         interval = settings.HEALTH_PROBE_INTERVAL
         process, kubeconfig = start_membersim(var_dir, args.clusters, args.nodes)
+        watcher: subprocess.Popen | None = None
         try:
             parsed = load_kubeconfig(kubeconfig.read_text())  # once: a thousand contexts in one file
             started = time.perf_counter()
@@ -228,9 +260,16 @@ def main() -> int:
             )
             joined = time.perf_counter() - started
             ids = list(Cluster.objects.order_by("name").values_list("id", flat=True))
+            watcher = None if args.no_watcher else start_watcher(var_dir, len(ids))
+            inventories = (
+                "no watcher: each probe lists nodes and pods"
+                if watcher is None
+                else "the watcher running, its node and pod inventory used"
+            )
             print(
                 f"clusters: {len(ids)} x {args.nodes} nodes on {database}; {args.workers} workers of "
-                f"{args.threads} threads; joined in {joined:.1f} s (manage.py join --all-contexts' path)"
+                f"{args.threads} threads; joined in {joined:.1f} s (manage.py join --all-contexts' path); "
+                f"{inventories}"
             )
             print(
                 f"probe interval {interval:.0f} s, call timeout {settings.HEALTH_CALL_TIMEOUT:.1f} s, "
@@ -243,12 +282,15 @@ def main() -> int:
                 first, _, _, _ = workers.cycle()
                 rows.append(("first cycle (with API discovery and version)", first, interval))
                 steady, worker_cpu, sim_cpu = [], 0.0, cpu_seconds(process.pid)
+                watcher_cpu = cpu_seconds(watcher.pid) if watcher else 0.0
                 for _ in range(3):
                     wall, _, ready, cpu = workers.cycle()
                     steady.append(wall)
                     worker_cpu += cpu
                 worker_cpu = worker_cpu / 3 / len(ids) * 1000
                 sim_cpu = (cpu_seconds(process.pid) - sim_cpu) / 3 / len(ids) * 1000
+                if watcher is not None:
+                    watcher_cpu = (cpu_seconds(watcher.pid) - watcher_cpu) / 3 / len(ids) * 1000
                 steady_ready = sum(1 for r in ready.values() if r == "True")
                 rows.append(
                     (f"steady cycle, median of 3 ({steady_ready} Ready)", statistics.median(steady), interval)
@@ -317,7 +359,10 @@ def main() -> int:
             print(f"{'figure':<72} {'seconds':>8} {'target':>7} {'ratio':>6}")
             for label, value, target in rows:
                 print(f"{label:<72} {value:8.2f} {target:7.0f} {value / target:6.2f}")
-            print(f"CPU per cluster and steady cycle: worker {worker_cpu:.1f} ms, membersim {sim_cpu:.1f} ms")
+            print(
+                f"CPU per cluster and steady cycle: worker {worker_cpu:.1f} ms, membersim {sim_cpu:.1f} ms"
+                + (f", watcher {watcher_cpu:.1f} ms" if watcher is not None else "")
+            )
             print(
                 f"NotReady after one cycle while hanging: {not_ready_once} of {len(down)}; missed: {missed}"
             )
@@ -325,6 +370,13 @@ def main() -> int:
             print("result:", "within every target" if ok else "OVER TARGET")
             return 0 if ok else 1
         finally:
+            if watcher is not None:
+                watcher.terminate()
+                try:
+                    watcher.wait(30)
+                except subprocess.TimeoutExpired:
+                    watcher.kill()
+                    watcher.wait()
             process.terminate()
             try:
                 process.wait(10)

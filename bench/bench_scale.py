@@ -277,7 +277,9 @@ class Stack:
         try:
             os.killpg(process.pid, signal.SIGTERM)
             process.wait(timeout=20)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
+        except ProcessLookupError:
+            process.wait()  # it and its group are gone already (the rest must still be stopped)
+        except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
 

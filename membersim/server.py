@@ -7,6 +7,7 @@ import http.client
 import json
 import re
 import select
+import selectors
 import socket
 import socketserver
 import ssl
@@ -31,9 +32,13 @@ CONTROL_PREFIX = "/membersim/control/"
 HEALTH_PATHS = {"/healthz", "/readyz", "/livez"}
 PUBLIC_PATHS = {"/version", "/version/", *HEALTH_PATHS}
 DEFAULT_WATCH_SECONDS = 1800.0
-BOOKMARK_EVERY = 5.0
+BOOKMARK_EVERY = 60.0  # a quiet watch's bookmarks: the API server's watch cache sends one a minute
 IDLE_CHECK = 5.0  # how often a quiet watch without bookmarks looks whether its client is still there
 INITIAL_BATCH = 256
+# A keep-alive connection with no next request this soon is parked: its thread ends and one selector
+# thread waits for the next request (a fleet's clients keep thousands of idle connections open).
+PARK_AFTER = 0.5
+IDLE_KEEP_ALIVE = 300.0  # a parked connection silent this long is closed, as an idle handler timed out
 MAX_HEADER_LINE, MAX_HEADERS = (
     65536,
     100,
@@ -74,6 +79,7 @@ class MemberServer(ThreadingHTTPServer):
         self.connections: set[socket.socket] = set()
         self.connections_lock = threading.Lock()
         self.address_family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
+        self.parking = Parking(self)  # before binding: a failed bind closes it again
         super().__init__(address, Handler)
 
     def server_bind(self) -> None:
@@ -94,10 +100,26 @@ class MemberServer(ThreadingHTTPServer):
             self.connections.add(sock)
         return sock, address
 
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        """ThreadingMixIn's, but a connection its handler asked to park goes to the lot once the handler
+        is done with it (its files closed), instead of being closed."""
+        try:
+            self.finish_request(request, client_address)
+        except Exception:
+            self.handle_error(request, client_address)
+        if self.parking.take_wanted(request):
+            self.parking.park(request, client_address)
+        else:
+            self.shutdown_request(request)
+
     def shutdown_request(self, request: Any) -> None:
         with self.connections_lock:
             self.connections.discard(request)
         super().shutdown_request(request)
+
+    def server_close(self) -> None:
+        self.parking.close()
+        super().server_close()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """Clients that vanish mid-request (or fail the TLS handshake) are not errors worth printing."""
@@ -112,6 +134,105 @@ class MemberServer(ThreadingHTTPServer):
                 pass
 
 
+class Parking:
+    """Idle keep-alive connections without a thread: one selector thread hands each back to a new
+    handler thread when its next request arrives, and closes those idle past IDLE_KEEP_ALIVE."""
+
+    def __init__(self, server: MemberServer) -> None:
+        self.server = server
+        self._selector = selectors.DefaultSelector()
+        self._lock = threading.Lock()
+        self._parked: dict[Any, tuple[Any, float]] = {}  # socket -> (client address, parked at)
+        self._wanted: set[Any] = set()
+        self._wake_r, self._wake_w = socket.socketpair()
+        self._wake_r.setblocking(False)
+        self._selector.register(self._wake_r, selectors.EVENT_READ)
+        self._closed = False
+        self._thread = threading.Thread(target=self._loop, name="membersim-parking", daemon=True)
+        self._thread.start()
+
+    def wanted(self, sock: Any) -> None:
+        """A handler that is ending asks for its connection to be parked (see take_wanted)."""
+        with self._lock:
+            self._wanted.add(sock)
+
+    def take_wanted(self, sock: Any) -> bool:
+        with self._lock:
+            if sock in self._wanted:
+                self._wanted.discard(sock)
+                return True
+            return False
+
+    def park(self, sock: Any, address: Any) -> None:
+        with self._lock:
+            self._parked[sock] = (address, time.monotonic())
+        try:
+            self._wake_w.send(b"p")
+        except OSError:
+            pass
+
+    def parked(self) -> int:
+        with self._lock:
+            return len(self._parked)
+
+    def close(self) -> None:
+        """Close every parked connection and end the thread."""
+        self._closed = True
+        try:
+            self._wake_w.send(b"x")
+        except OSError:
+            pass
+        if self._thread is not threading.current_thread():
+            self._thread.join(2.0)
+
+    def _loop(self) -> None:
+        registered: set[Any] = set()
+        swept = time.monotonic()
+        while not self._closed:
+            with self._lock:
+                new = [sock for sock in self._parked if sock not in registered]
+            for sock in new:
+                try:
+                    self._selector.register(sock, selectors.EVENT_READ)
+                    registered.add(sock)
+                except (ValueError, OSError):  # closed meanwhile
+                    self._release(sock, registered, serve=False)
+            for key, _ in self._selector.select(1.0):
+                if key.fileobj is self._wake_r:
+                    try:
+                        self._wake_r.recv(4096)
+                    except OSError:
+                        pass
+                else:
+                    self._release(key.fileobj, registered, serve=True)
+            now = time.monotonic()
+            if now - swept >= 1.0:
+                swept = now
+                with self._lock:
+                    idle = [sock for sock, (_, at) in self._parked.items() if now - at > IDLE_KEEP_ALIVE]
+                for sock in idle:
+                    self._release(sock, registered, serve=False)
+        with self._lock:
+            left = list(self._parked)
+        for sock in left:
+            self._release(sock, registered, serve=False)
+
+    def _release(self, sock: Any, registered: set[Any], serve: bool) -> None:
+        """Take a connection out of the lot: to a new handler thread, or closed."""
+        if sock in registered:
+            registered.discard(sock)
+            try:
+                self._selector.unregister(sock)
+            except (KeyError, ValueError):
+                pass
+        with self._lock:
+            address, _ = self._parked.pop(sock, (None, 0.0))
+        if serve and not self._closed:
+            self.server.process_request(sock, address)
+        else:
+            self.server.shutdown_request(sock)
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "membersim"
@@ -121,6 +242,42 @@ class Handler(BaseHTTPRequestHandler):
 
     def version_string(self) -> str:
         return self.server_version
+
+    def handle(self) -> None:
+        """Requests one after another while the client keeps the connection busy; once it is quiet for
+        PARK_AFTER seconds, the connection is parked and this thread ends."""
+        self.close_connection = True
+        self.handle_one_request()
+        while not self.close_connection:
+            if self._quiet() and self._park():
+                return
+            self.handle_one_request()
+
+    def _quiet(self) -> bool:
+        """No next request within PARK_AFTER seconds (TLS connections are never parked: TLS keeps bytes
+        of its own beyond the socket's)."""
+        if isinstance(self.connection, ssl.SSLSocket):
+            return False
+        try:
+            readable, _, _ = select.select([self.connection], [], [], PARK_AFTER)
+        except (OSError, ValueError):
+            return False
+        return not readable
+
+    def _park(self) -> bool:
+        """Ask for the connection to be parked once this handler is done, unless some of the next
+        request is already buffered here."""
+        self.connection.setblocking(False)
+        try:
+            buffered = self.rfile.peek(1)  # what is buffered, or what the socket has right now
+        except OSError:
+            buffered = b""
+        finally:
+            self.connection.settimeout(self.timeout)
+        if buffered:
+            return False
+        self.server.parking.wanted(self.connection)
+        return True
 
     def parse_request(self) -> bool:
         """BaseHTTPRequestHandler.parse_request with the header block split here rather than by the

@@ -253,7 +253,10 @@ class Watcher:
         """Start a reflector for each (cluster, kind) of the shard; stop those no longer wanted (a cluster
         removed, its credentials changed, or no Work of that kind left)."""
         connections: dict[str, ClusterConnection] = {}
-        for cluster in Cluster.objects.order_by("name"):
+        # only what a connection is made of: a whole row would also copy its labels and taints for the
+        # cluster-event signals, a thousand of them every look
+        fields = ("name", "api_endpoint", "credentials", "insecure_skip_tls_verify")
+        for cluster in Cluster.objects.only(*fields).order_by("name"):
             if not self.shard.holds(cluster.name):
                 continue
             try:

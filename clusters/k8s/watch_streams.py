@@ -6,12 +6,12 @@ import heapq
 import itertools
 import json
 import logging
+import queue
 import selectors
 import ssl
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -138,8 +138,11 @@ def open_watch(
     ]
     if label_selector:
         query.append(("labelSelector", label_selector))
+    # The cluster's usual client: its read timeout bounds only the wait for the headers (the mux reads
+    # the body and judges silences itself), and the watch takes the connection its list just left, so a
+    # cluster's watches hold one connection each rather than one each and an idle one beside.
     with mapped_errors(conn.server):
-        response = open_stream(api_client(conn, (5.0, WATCH_READ_TIMEOUT)), object_path(info), query)
+        response = open_stream(api_client(conn), object_path(info), query)
         return Opened(response.response, conn.server)
 
 
@@ -167,7 +170,10 @@ class Mux:
         self._adds: list[Stream] = []
         self._timers: list[tuple[float, int, Callable[[], None]]] = []
         self._order = itertools.count()
-        self._pool = ThreadPoolExecutor(max_workers=openers, thread_name_prefix="watch-open")
+        # daemon threads, not an executor: a process that exits must not wait for a list that hangs
+        self._work: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        for index in range(openers):
+            threading.Thread(target=self._open_loop, name=f"watch-open-{index}", daemon=True).start()
         self._wake_r, self._wake_w = _pipe()
         self._selector.register(self._wake_r, selectors.EVENT_READ, None)
         self._thread = threading.Thread(target=self._loop, name="watch-mux", daemon=True)
@@ -175,7 +181,11 @@ class Mux:
 
     def submit(self, work: Callable[[], None]) -> None:
         """Run `work` on an opener thread (lists and openings: at most OPENERS at once)."""
-        self._pool.submit(_logged, work)
+        self._work.put(work)
+
+    def _open_loop(self) -> None:
+        while True:
+            _logged(self._work.get())
 
     def later(self, delay: float, work: Callable[[], None]) -> None:
         """Submit `work` after `delay` seconds."""

@@ -89,3 +89,28 @@ def test_an_http_2_request_line_is_refused_by_the_standard_parser(address):
     # The standard library answers it before it knows the version, in HTTP/0.9 form (no status line).
     answer = read_all(address, b"GET /version HTTP/2.0\r\nHost: x\r\n\r\n")
     assert b"505" in answer and b"Invalid HTTP version (2.0)" in answer
+
+
+def test_idle_keep_alive_connections_hold_no_thread_and_are_answered_when_they_speak_again(address):
+    import threading
+    import time
+
+    from membersim.server import PARK_AFTER
+
+    request = b"GET /version HTTP/1.1\r\nHost: x\r\n\r\n"
+    baseline = threading.active_count()
+    clients = [socket.create_connection(address, timeout=5) for _ in range(40)]
+    try:
+        for sock in clients:
+            sock.sendall(request)
+            assert sock.recv(65536).startswith(b"HTTP/1.1 200")
+        deadline = time.monotonic() + PARK_AFTER + 5
+        while threading.active_count() > baseline + 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert threading.active_count() <= baseline + 2  # forty open connections, no thread each
+        for sock in clients:  # the same connections, each asking again
+            sock.sendall(request)
+            assert sock.recv(65536).startswith(b"HTTP/1.1 200")
+    finally:
+        for sock in clients:
+            sock.close()
