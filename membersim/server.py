@@ -32,7 +32,7 @@ CONTROL_PREFIX = "/membersim/control/"
 HEALTH_PATHS = {"/healthz", "/readyz", "/livez"}
 PUBLIC_PATHS = {"/version", "/version/", *HEALTH_PATHS}
 DEFAULT_WATCH_SECONDS = 1800.0
-BOOKMARK_EVERY = 5.0
+BOOKMARK_EVERY = 60.0  # a quiet watch's bookmarks: the API server's watch cache sends one a minute
 IDLE_CHECK = 5.0  # how often a quiet watch without bookmarks looks whether its client is still there
 INITIAL_BATCH = 256
 # A keep-alive connection with no next request this soon is parked: its thread ends and one selector

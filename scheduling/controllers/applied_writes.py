@@ -8,7 +8,7 @@ from typing import Any
 from django.db import connection
 from django.utils import timezone
 
-from scheduling.controllers.values_sql import values_list
+from scheduling.controllers.values_sql import json_rows
 from scheduling.karmada.interpreter import interpret_health, reflect_status
 from scheduling.models import UNHEALTHY, Work
 
@@ -61,16 +61,17 @@ def _update_each(
 def _update_postgresql(
     rows: list[tuple[int, str, dict[str, Any], str, datetime | None]], now: datetime
 ) -> set[int]:
-    """One UPDATE … FROM (VALUES …) with the desired_hash condition, RETURNING the ids written."""
+    """One UPDATE … FROM the rows as one JSON parameter (json_rows) with the desired_hash condition,
+    RETURNING the ids written."""
     quote = connection.ops.quote_name
     table = quote(Work._meta.db_table)
-    values, row_params = values_list(("bigint", "text", "jsonb", "text", "timestamptz"), rows)
+    values, row_params = json_rows(("bigint", "text", "jsonb", "text", "timestamptz"), rows)
     # Only quoted identifiers and placeholders are interpolated; every value is a parameter.
     sql = (
         f"UPDATE {table} AS w SET applied = true, applied_hash = v.hash, applied_reason = %s, "  # noqa: S608
         "applied_message = %s, applied_at = %s, updated_at = %s, status = v.status, health = v.health, "
         "status_at = %s, unhealthy_since = v.since "
-        f"FROM (VALUES {values}) AS v(id, hash, status, health, since) "
+        f"FROM ({values}) AS v(id, hash, status, health, since) "
         "WHERE w.id = v.id AND w.desired_hash = v.hash RETURNING w.id"
     )
     recorded = timezone.now()

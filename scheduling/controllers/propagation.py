@@ -18,7 +18,7 @@ from scheduling.controllers import drift_events, render_keys, rollouts
 from scheduling.controllers.planner_inputs import cluster_identity
 from scheduling.controllers.scheduler import set_condition
 from scheduling.controllers.status_writes import StatusWrites
-from scheduling.controllers.values_sql import insert_rows, values_list
+from scheduling.controllers.values_sql import insert_rows, json_rows
 from scheduling.karmada import names
 from scheduling.karmada.interpreter import dependencies, interpret_health, reflect_status, workload_of
 from scheduling.karmada.manifests import member_manifest, needs_replica_revision, retain_member_fields
@@ -381,15 +381,16 @@ class WorkWrites:
 
 
 def _update_changed(works: list[Work]) -> None:
-    """CHANGED_FIELDS of these Works in one UPDATE … FROM (VALUES …) on PostgreSQL (Django's bulk_update
-    builds a CASE per column and row, much of a binding's update time); bulk_update elsewhere."""
+    """CHANGED_FIELDS of these Works in one UPDATE … FROM the rows as one JSON parameter (json_rows) on
+    PostgreSQL (Django's bulk_update builds a CASE per column and row, much of a binding's update time);
+    bulk_update elsewhere."""
     if not works:
         return
     if connection.vendor != "postgresql":
         Work.objects.bulk_update(works, CHANGED_FIELDS)
         return
     table = connection.ops.quote_name(Work._meta.db_table)
-    values, params = values_list(
+    values, params = json_rows(
         ("bigint", "jsonb", "text", "boolean", "boolean", "jsonb", "timestamptz"),
         (
             (w.pk, w.manifest, w.desired_hash, w.deleting, w.suspended, w.applied_overrides, w.updated_at)
@@ -400,7 +401,7 @@ def _update_changed(works: list[Work]) -> None:
     sql = (
         f"UPDATE {table} AS w SET manifest = v.manifest, desired_hash = v.hash, "  # noqa: S608
         "deleting = v.deleting, suspended = v.suspended, applied_overrides = v.overrides, updated_at = v.at "
-        f"FROM (VALUES {values}) AS v(id, manifest, hash, deleting, suspended, overrides, at) "
+        f"FROM ({values}) AS v(id, manifest, hash, deleting, suspended, overrides, at) "
         "WHERE w.id = v.id"
     )
     with connection.cursor() as cursor:

@@ -9,7 +9,7 @@ from typing import Any
 from django.db import OperationalError, connection, transaction
 from django.utils import timezone
 
-from scheduling.controllers.values_sql import values_list
+from scheduling.controllers.values_sql import json_rows
 from scheduling.models import Work
 
 # Rows per statement (five parameters each).
@@ -64,10 +64,11 @@ def _update_each(rows: list[Row]) -> int:
 
 
 def _update_postgresql(rows: list[Row]) -> int:
-    """One UPDATE … FROM (VALUES …), the rows locked in id order first (as other writers of many Works)."""
+    """One UPDATE … FROM the rows as one JSON parameter (json_rows), the rows locked in id order first
+    (as other writers of many Works)."""
     quote = connection.ops.quote_name
     table = quote(Work._meta.db_table)
-    values, row_params = values_list(
+    values, row_params = json_rows(
         ("bigint", "jsonb", "text", "timestamptz", "timestamptz"),
         ((pk, status, health, status_at, since) for pk, (status, health, status_at, since) in rows),
     )
@@ -76,7 +77,7 @@ def _update_postgresql(rows: list[Row]) -> int:
         f"WITH locked AS (SELECT id FROM {table} WHERE id = ANY(%s) ORDER BY id FOR UPDATE) "  # noqa: S608
         f"UPDATE {table} AS w SET status = v.status, health = v.health, status_at = v.status_at, "
         "unhealthy_since = v.since, updated_at = %s "
-        f"FROM (VALUES {values}) AS v(id, status, health, status_at, since) JOIN locked ON locked.id = v.id "
+        f"FROM ({values}) AS v(id, status, health, status_at, since) JOIN locked ON locked.id = v.id "
         "WHERE w.id = v.id"
     )
     params: list[Any] = [[pk for pk, _ in rows], timezone.now(), *row_params]

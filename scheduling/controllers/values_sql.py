@@ -1,4 +1,4 @@
-"""`VALUES` lists of rows for one PostgreSQL statement that writes many rows from them."""
+"""Many rows for one PostgreSQL statement that writes them: a `VALUES` list, or one JSON parameter."""
 
 from __future__ import annotations
 
@@ -22,6 +22,19 @@ def values_list(casts: Sequence[str], rows: Iterable[Sequence[Any]]) -> tuple[st
         count += 1
         params += [json.dumps(v) if cast == "jsonb" else v for cast, v in zip(casts, values, strict=True)]
     return ", ".join([row] * count), params
+
+
+def json_rows(casts: Sequence[str], rows: Iterable[Sequence[Any]]) -> tuple[str, list[Any]]:
+    """What values_list gives, as a subquery over one JSON parameter: `SELECT (e->>0)::bigint,
+    (e->1)::jsonb, … FROM json_array_elements(%s::json) AS e`, to be named as a VALUES list is
+    (`FROM (…) AS v(id, …)`). The rows are encoded at once, their documents inside them; psycopg
+    binds one parameter instead of adapting each value of each row in Python (times in ISO 8601)."""
+    columns = ", ".join(
+        f"(e->{i})::jsonb" if cast == "jsonb" else f"(e->>{i})::{cast}" for i, cast in enumerate(casts)
+    )
+    encoded = json.dumps([list(row) for row in rows], default=_json_value)
+    # Only element indexes and the caller's casts (type names of its own columns) are interpolated.
+    return f"SELECT {columns} FROM json_array_elements(%s::json) AS e", [encoded]  # noqa: S608
 
 
 def insert_rows(model: type[Model], objs: list[Model], key: str, batch_size: int = 500) -> None:
@@ -58,7 +71,7 @@ def insert_rows(model: type[Model], objs: list[Model], key: str, batch_size: int
 
 
 def _json_value(value: Any) -> Any:
-    """A field's value as json_populate_recordset reads it: times in ISO 8601, UUIDs as text."""
+    """A value as PostgreSQL reads it from JSON text: times in ISO 8601, UUIDs as text."""
     if isinstance(value, datetime | date):
         return value.isoformat()
     if isinstance(value, uuid.UUID):

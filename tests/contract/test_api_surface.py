@@ -175,6 +175,29 @@ def test_send_initial_events_ends_the_initial_state_with_a_bookmark(cluster):
     assert events[-1]["object"]["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
 
 
+def _quiet_watch(cluster, seconds: int) -> list[dict]:
+    _, nodes = cluster.json("GET", "/api/v1/nodes")
+    rv = nodes["metadata"]["resourceVersion"]
+    query = f"watch=true&allowWatchBookmarks=true&resourceVersion={rv}&timeoutSeconds={seconds}"
+    _code, _, raw = cluster.call("GET", f"/api/v1/nodes?{query}")
+    return [json.loads(line) for line in raw.splitlines()]
+
+
+def test_a_quiet_watch_gets_bookmarks_at_the_current_resource_version(cluster, monkeypatch):
+    from membersim import server
+
+    monkeypatch.setattr(server, "BOOKMARK_EVERY", 0.3)
+    events = _quiet_watch(cluster, 1)
+    assert len(events) >= 2 and {e["type"] for e in events} == {"BOOKMARK"}
+    assert all(int(e["object"]["metadata"]["resourceVersion"]) > 0 for e in events)
+
+
+def test_a_quiet_watch_is_not_bookmarked_every_few_seconds(cluster):
+    # The API server's watch cache bookmarks a watcher about once a minute; a fleet's hundreds of idle
+    # watches each woken every few seconds cost the clusters and their watcher alike.
+    assert _quiet_watch(cluster, 6) == []
+
+
 def test_tables_carry_kubectl_columns_for_lists_gets_and_watches(cluster):
     _, table = cluster.json("GET", "/api/v1/nodes", accept=TABLE)
     assert table["kind"] == "Table"

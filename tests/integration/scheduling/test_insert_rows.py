@@ -1,14 +1,17 @@
-"""New Works inserted many at once hold what bulk_create would have stored, and know their ids."""
+"""Many rows in one statement: new Works hold what bulk_create would have stored and know their ids;
+rows given as one JSON parameter read back as given."""
 
 from __future__ import annotations
 
+import json
 import uuid
+from datetime import UTC, datetime
 
 from django.db import connection
 from django.forms.models import model_to_dict
 from django.test.utils import CaptureQueriesContext
 
-from scheduling.controllers.values_sql import insert_rows
+from scheduling.controllers.values_sql import insert_rows, json_rows
 from scheduling.models import ResourceBinding, ResourceTemplate, Work
 
 MANIFEST = {
@@ -77,3 +80,27 @@ def test_an_inserted_work_can_be_saved_again_as_an_update(db):
     work.desired_hash = "changed"
     work.save()
     assert Work.objects.count() == 1 and Work.objects.get(pk=work.pk).desired_hash == "changed"
+
+
+def test_rows_given_as_one_json_parameter_read_back_as_the_values_given(db):
+    when = datetime(2026, 12, 1, 20, 30, 5, 123456, tzinfo=UTC)
+    rows = [
+        (1, MANIFEST, 'a "quoted" \\ text', True, when, None),
+        (2, {}, "", False, None, [1, {"x": None}]),
+    ]
+    subquery, params = json_rows(("bigint", "jsonb", "text", "boolean", "timestamptz", "jsonb"), rows)
+    assert len(params) == 1  # one parameter, whatever the rows
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT * FROM ({subquery}) AS v(id, doc, note, flag, at, extra) ORDER BY id", params)
+        found = [
+            (
+                i,
+                json.loads(d) if isinstance(d, str) else d,
+                n,
+                f,
+                a,
+                json.loads(x) if isinstance(x, str) else x,
+            )
+            for i, d, n, f, a, x in cursor.fetchall()
+        ]
+    assert found == rows
