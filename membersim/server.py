@@ -259,10 +259,9 @@ class Handler(BaseHTTPRequestHandler):
         if isinstance(self.connection, ssl.SSLSocket):
             return False
         try:
-            readable, _, _ = select.select([self.connection], [], [], PARK_AFTER)
+            return not readable_within(self.connection, PARK_AFTER)
         except (OSError, ValueError):
             return False
-        return not readable
 
     def _park(self) -> bool:
         """Ask for the connection to be parked once this handler is done, unless some of the next
@@ -464,7 +463,7 @@ class Handler(BaseHTTPRequestHandler):
             with cluster.fault_changed:
                 cluster.fault_changed.wait(0.2)
             try:
-                readable, _, _ = select.select([sock], [], [], 0)
+                readable = readable_within(sock, 0)
                 if readable and not sock.recv(1):
                     return
             except (OSError, ValueError, ssl.SSLError):
@@ -932,7 +931,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def _client_gone(self) -> bool:
         try:
-            readable, _, _ = select.select([self.connection], [], [], 0)
+            readable = readable_within(self.connection, 0)
             if readable:
                 if isinstance(self.connection, ssl.SSLSocket):
                     return False
@@ -940,6 +939,14 @@ class Handler(BaseHTTPRequestHandler):
         except (OSError, ValueError):
             return True
         return False
+
+
+def readable_within(sock: Any, seconds: float) -> bool:
+    """Whether `sock` has something to read (or was closed) within `seconds`: poll, not select, which
+    refuses descriptors past 1,023 (a fleet's connections go far beyond)."""
+    poller = select.poll()
+    poller.register(sock, select.POLLIN)
+    return bool(poller.poll(seconds * 1000))
 
 
 _SIMPLE_HEADER = re.compile(rb"[\041-\071\073-\176]+:[^\r\n]*\r?\n")

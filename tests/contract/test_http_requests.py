@@ -114,3 +114,31 @@ def test_idle_keep_alive_connections_hold_no_thread_and_are_answered_when_they_s
     finally:
         for sock in clients:
             sock.close()
+
+
+def test_connections_past_descriptor_1023_are_parked_too(address):
+    import os
+    import threading
+    import time
+
+    from membersim.server import PARK_AFTER
+
+    filler = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]  # a fleet's worth of descriptors
+    request = b"GET /version HTTP/1.1\r\nHost: x\r\n\r\n"
+    try:
+        baseline = threading.active_count()
+        clients = [socket.create_connection(address, timeout=5) for _ in range(10)]
+        for sock in clients:
+            sock.sendall(request)
+            assert sock.recv(65536).startswith(b"HTTP/1.1 200")
+        deadline = time.monotonic() + PARK_AFTER + 5
+        while threading.active_count() > baseline + 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert threading.active_count() <= baseline + 2
+        for sock in clients:
+            sock.sendall(request)
+            assert sock.recv(65536).startswith(b"HTTP/1.1 200")
+            sock.close()
+    finally:
+        for fd in filler:
+            os.close(fd)
