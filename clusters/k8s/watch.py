@@ -91,14 +91,7 @@ def watch_kind(
     """Events after `resource_version` until the server ends the watch; raises Expired on 410 Gone and
     a KubeError when the connection fails (the caller reconnects)."""
     info = resource_info(conn, api_version, kind)
-    query: list[tuple[str, Any]] = [
-        ("watch", "true"),
-        ("allowWatchBookmarks", "true"),
-        ("resourceVersion", resource_version),
-        ("timeoutSeconds", int(timeout_seconds)),
-    ]
-    if label_selector:
-        query.append(("labelSelector", label_selector))
+    query = watch_query(resource_version, label_selector, timeout_seconds)
     client = api_client(conn, (5.0, WATCH_READ_TIMEOUT))
     with mapped_errors(conn.server):
         response = open_stream(client, object_path(info), query)
@@ -113,6 +106,19 @@ def watch_kind(
                 yield WatchEvent(str(event.get("type")), obj)
         finally:
             response.response.release_conn()
+
+
+def watch_query(resource_version: str, label_selector: str, timeout_seconds: int) -> list[tuple[str, Any]]:
+    """The query of a watch with bookmarks from `resource_version`, ended by the server after the timeout."""
+    query: list[tuple[str, Any]] = [
+        ("watch", "true"),
+        ("allowWatchBookmarks", "true"),
+        ("resourceVersion", resource_version),
+        ("timeoutSeconds", int(timeout_seconds)),
+    ]
+    if label_selector:
+        query.append(("labelSelector", label_selector))
+    return query
 
 
 def open_stream(client: Any, path: str, query: list[tuple[str, Any]]) -> Any:

@@ -19,7 +19,7 @@ from clusters.k8s.client import api_client
 from clusters.k8s.connection import ClusterConnection
 from clusters.k8s.errors import KubeError, mapped_errors
 from clusters.k8s.objects import object_path, resource_info
-from clusters.k8s.watch import WATCH_READ_TIMEOUT, WatchEvent, error_of, open_stream
+from clusters.k8s.watch import WATCH_READ_TIMEOUT, WatchEvent, error_of, open_stream, watch_query
 
 log = logging.getLogger(__name__)
 
@@ -130,14 +130,7 @@ def open_watch(
     """Ask for a watch of `kind` after `resource_version` and wait for its headers (not its events);
     a KubeError when it cannot be opened."""
     info = resource_info(conn, api_version, kind)
-    query: list[tuple[str, Any]] = [
-        ("watch", "true"),
-        ("allowWatchBookmarks", "true"),
-        ("resourceVersion", resource_version),
-        ("timeoutSeconds", int(timeout_seconds)),
-    ]
-    if label_selector:
-        query.append(("labelSelector", label_selector))
+    query = watch_query(resource_version, label_selector, timeout_seconds)
     # The cluster's usual client: its read timeout bounds only the wait for the headers (the mux reads
     # the body and judges silences itself), and the watch takes the connection its list just left, so a
     # cluster's watches hold one connection each rather than one each and an idle one beside.
