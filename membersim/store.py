@@ -62,12 +62,15 @@ class Store:
         return self._objects.get(resource, {}).get(namespace, {}).get(name)
 
     def list(self, resource: Resource, namespace: str | None = None) -> list[dict[str, Any]]:
-        """Objects sorted by namespace then name; all namespaces when ``namespace`` is None."""
+        """Objects in the API server's order, that of their keys `namespace/name` (so "bench-one/x" before
+        "bench/y", as etcd sorts them, and as a list's continue token compares them); all namespaces
+        when ``namespace`` is None. Namespaces sort by `namespace/` (no name holds a slash: the same)."""
         by_namespace = self._objects.get(resource, {})
         with self.lock:
             if namespace is not None:
                 return [by_namespace[namespace][n] for n in sorted(by_namespace.get(namespace, {}))]
-            return [by_namespace[ns][n] for ns in sorted(by_namespace) for n in sorted(by_namespace[ns])]
+            spaces = sorted(by_namespace, key=lambda ns: ns + "/")
+            return [by_namespace[ns][n] for ns in spaces for n in sorted(by_namespace[ns])]
 
     def iter(self, resource: Resource, namespace: str | None = None) -> Iterator[dict[str, Any]]:
         """Unsorted objects; call with the lock held."""

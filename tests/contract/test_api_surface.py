@@ -122,6 +122,33 @@ def test_list_pages_with_limit_and_continue(cluster):
     assert cluster.call("GET", "/api/v1/namespaces/default/configmaps?continue=garbage")[0] == 400
 
 
+def test_pages_across_namespaces_where_one_name_prefixes_another_miss_nothing(cluster):
+    # "bench-one/..." sorts before "bench/..." as keys ('-' < '/'): a list in namespace-then-name order
+    # with a key-compared continue token skipped every namespace after "bench" on a later page.
+    for namespace in ("bench", "bench-one", "bench-two"):
+        cluster.json("POST", "/api/v1/namespaces", {"metadata": {"name": namespace}})
+        for index in range(3):
+            created = cluster.json(
+                "POST",
+                f"/api/v1/namespaces/{namespace}/configmaps",
+                config_map(f"p-{index}", {"spread": "yes"}),
+            )
+            assert created[0] == 201
+    seen, token = [], ""
+    while True:
+        _code, page = cluster.json(
+            "GET", f"/api/v1/configmaps?labelSelector=spread%3Dyes&limit=2&continue={token}"
+        )
+        seen += [(item["metadata"]["namespace"], item["metadata"]["name"]) for item in page["items"]]
+        token = page["metadata"].get("continue", "")
+        if not token:
+            break
+    _code, whole = cluster.json("GET", "/api/v1/configmaps?labelSelector=spread%3Dyes")
+    listed = [(item["metadata"]["namespace"], item["metadata"]["name"]) for item in whole["items"]]
+    assert len(seen) == 9 and seen == listed
+    assert seen == sorted(seen, key=lambda key: f"{key[0]}/{key[1]}")
+
+
 def test_a_watch_replays_from_a_resource_version_and_filters_by_label(cluster):
     _, listed = cluster.json("GET", "/api/v1/namespaces/default/configmaps")
     cluster.json("POST", "/api/v1/namespaces/default/configmaps", config_map("seen", {"watch": "me"}))
