@@ -91,7 +91,11 @@ class Opened:
         self.lines = ChunkedLines(chunked=bool(reply.chunked))
         self.sock.setblocking(False)
         # what arrived with the headers sits in http.client's buffer, not in the socket: take it now
-        self._early: bytes = reply.fp.read1(READ_SIZE) or b""
+        # (nothing buffered reads the socket, which has nothing yet: not a failure, TLS or not)
+        try:
+            self._early: bytes = reply.fp.read1(READ_SIZE) or b""
+        except (BlockingIOError, ssl.SSLWantReadError):
+            self._early = b""
 
     def read(self) -> tuple[list[bytes], bool]:
         """The lines that have arrived, and whether the body has ended (the server closed the watch)."""
