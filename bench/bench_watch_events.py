@@ -39,6 +39,7 @@ import django  # noqa: E402
 django.setup()
 
 from django.core.management import call_command  # noqa: E402
+from workloads import duplicated_fleet_yaml  # noqa: E402  (bench/workloads.py)
 
 from clusters.k8s import ClusterConnection, objects  # noqa: E402
 from clusters.models import Cluster  # noqa: E402
@@ -51,25 +52,6 @@ from scheduling.models import Work  # noqa: E402
 from scheduling.services import apply_yaml  # noqa: E402
 
 BATCH = 500
-POLICY = """apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata: {name: everywhere, namespace: load}
-spec:
-  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]
-  placement:
-    clusterAffinity: {labelSelector: {matchLabels: {bench: "yes"}}}
-    replicaScheduling: {replicaSchedulingType: Duplicated}
-"""
-DEPLOYMENT = """apiVersion: apps/v1
-kind: Deployment
-metadata: {{name: w-{i:04d}, namespace: load, labels: {{app: w-{i:04d}}}}}
-spec:
-  replicas: 1
-  selector: {{matchLabels: {{app: w-{i:04d}}}}}
-  template:
-    metadata: {{labels: {{app: w-{i:04d}}}}}
-    spec: {{containers: [{{name: app, image: "nginx:1.27"}}]}}
-"""
 
 
 def main() -> int:
@@ -89,7 +71,7 @@ def main() -> int:
                 ClusterConnection(name=spec.name, server=sim.endpoint(spec.name), token=sim.token(spec.name))
             )
             cluster.save()
-        apply_yaml("---\n".join([POLICY, *(DEPLOYMENT.format(i=i) for i in range(options.workloads))]))
+        apply_yaml(duplicated_fleet_yaml(options.workloads))
         time.sleep(2)  # the copies' first status settles
         judged = member_state.Judged()
         live: dict[str, list[dict]] = {}

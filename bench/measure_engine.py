@@ -34,6 +34,7 @@ django.setup()
 
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
+from workloads import duplicated_fleet_yaml  # noqa: E402  (bench/workloads.py)
 
 from clusters.k8s import ClusterConnection  # noqa: E402
 from clusters.models import Cluster  # noqa: E402
@@ -48,26 +49,6 @@ CLUSTERS, WORKLOADS = 20, 200
 # on this machine in the same hour (bench/results.md); issue 15 measured 116 Works/s and 4.7 s on a
 # quieter one.
 BEFORE_WORKS_PER_S, BEFORE_IDLE_PASS_S = 58.0, 7.13
-
-POLICY = """apiVersion: policy.karmada.io/v1alpha1
-kind: PropagationPolicy
-metadata: {name: everywhere, namespace: load}
-spec:
-  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]
-  placement:
-    clusterAffinity: {labelSelector: {matchLabels: {bench: "yes"}}}
-    replicaScheduling: {replicaSchedulingType: Duplicated}
-"""
-DEPLOYMENT = """apiVersion: apps/v1
-kind: Deployment
-metadata: {{name: w-{i:04d}, namespace: load, labels: {{app: w-{i:04d}}}}}
-spec:
-  replicas: 1
-  selector: {{matchLabels: {{app: w-{i:04d}}}}}
-  template:
-    metadata: {{labels: {{app: w-{i:04d}}}}}
-    spec: {{containers: [{{name: app, image: "nginx:1.27"}}]}}
-"""
 
 
 def timed(call) -> float:
@@ -89,7 +70,7 @@ def main() -> int:
                 ClusterConnection(name=spec.name, server=sim.endpoint(spec.name), token=sim.token(spec.name))
             )
             cluster.save()
-        text = "---\n".join([POLICY, *(DEPLOYMENT.format(i=i) for i in range(WORKLOADS))])
+        text = duplicated_fleet_yaml(WORKLOADS)
         seconds = timed(lambda: apply_yaml(text))
         applied = Work.objects.filter(applied=True).count()
         works_per_s = applied / seconds
