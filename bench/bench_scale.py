@@ -33,9 +33,11 @@ benchmark creates and drops its own database) and Redis (BENCH_REDIS_URL, defaul
 from __future__ import annotations
 
 import argparse
+import base64
 import os
 import platform
 import re
+import secrets
 import signal
 import subprocess
 import sys
@@ -139,7 +141,14 @@ ENV = {
     "CELERY_BROKER_URL": REDIS_URL,
     "KARMADA_UI_VAR_DIR": str(TMP),
     "LOG_LEVEL": "WARNING",
-    "DJANGO_DEBUG": "1",
+    # As production runs (docker-compose.yml): no debug cursor recording every query, cached templates,
+    # static files from collectstatic's manifest; its own secrets for this run.
+    "DJANGO_DEBUG": "0",
+    "SECRET_KEY": secrets.token_urlsafe(50),
+    "KARMADA_UI_ENCRYPTION_KEY": base64.urlsafe_b64encode(secrets.token_bytes(32)).decode(),
+    "ALLOWED_HOSTS": "localhost,127.0.0.1,testserver",
+    "SESSION_COOKIE_SECURE": "0",
+    "CSRF_COOKIE_SECURE": "0",
     "PYTHONUNBUFFERED": "1",
 }
 
@@ -1067,6 +1076,7 @@ def fleet_phase(stack: Stack, members: list, conns: list, web: str, rows: list[s
 def main() -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the stack on the way out
     call_command("migrate", verbosity=0)
+    call_command("collectstatic", interactive=False, verbosity=0)
     stack = Stack()
     rows: list[str] = []
     ok = True
