@@ -153,6 +153,16 @@ def periodic(ids: list[int], threads: int, interval: float, rounds: int, start_a
     return walls
 
 
+def open_sockets() -> int:
+    """Sockets this process holds open (its kept-alive connections to the members among them)."""
+    fds = Path("/proc/self/fd")
+    count = 0
+    for fd in fds.iterdir():
+        with contextlib.suppress(OSError):
+            count += os.readlink(fd).startswith("socket:")
+    return count
+
+
 def shard(pipe: Connection, ids: list[int], threads: int) -> None:
     """One health worker process: runs what the benchmark asks on its share of the clusters."""
     from django.db import connections
@@ -163,8 +173,10 @@ def shard(pipe: Connection, ids: list[int], threads: int) -> None:
         if command == "stop":
             return
         cpu = time.process_time()
-        if command == "cycle":
-            result: object = cycle(ids, threads, *options)
+        if command == "sockets":
+            result: object = open_sockets()
+        elif command == "cycle":
+            result = cycle(ids, threads, *options)
         else:
             result = periodic(ids, threads, *options)
         pipe.send((result, time.process_time() - cpu))
@@ -291,6 +303,7 @@ def main() -> int:
                 sim_cpu = (cpu_seconds(process.pid) - sim_cpu) / 3 / len(ids) * 1000
                 if watcher is not None:
                     watcher_cpu = (cpu_seconds(watcher.pid) - watcher_cpu) / 3 / len(ids) * 1000
+                sockets, _ = workers.run("sockets")
                 steady_ready = sum(1 for r in ready.values() if r == "True")
                 rows.append(
                     (f"steady cycle, median of 3 ({steady_ready} Ready)", statistics.median(steady), interval)
@@ -362,6 +375,10 @@ def main() -> int:
             print(
                 f"CPU per cluster and steady cycle: worker {worker_cpu:.1f} ms, membersim {sim_cpu:.1f} ms"
                 + (f", watcher {watcher_cpu:.1f} ms" if watcher is not None else "")
+            )
+            print(
+                "sockets open in each health worker after the steady cycles: "
+                + ", ".join(f"{n} ({len(ids[i :: args.workers])} clusters)" for i, n in enumerate(sockets))
             )
             print(
                 f"NotReady after one cycle while hanging: {not_ready_once} of {len(down)}; missed: {missed}"

@@ -1,4 +1,5 @@
-"""One kubernetes ApiClient per (process, connection), built lazily, with a timeout on every call."""
+"""One kubernetes ApiClient per (process, connection, timeout), built lazily, with a timeout on every call;
+the clients of one connection share one connection pool."""
 
 from __future__ import annotations
 
@@ -22,6 +23,9 @@ POOL_SIZE = 8
 
 _lock = threading.Lock()
 _clients: OrderedDict[tuple[int, ClusterConnection, tuple[float, float]], ApiClient] = OrderedDict()
+# A cluster's clients of every timeout share its pool (the timeout goes with each call), so a process
+# keeps at most POOL_SIZE idle connections to a cluster, not that many per timeout it calls with.
+_pools: OrderedDict[tuple[int, ClusterConnection], Any] = OrderedDict()
 _files_dir: dict[int, str] = {}
 
 
@@ -106,8 +110,17 @@ def api_client(conn: ClusterConnection, timeout: Timeout | None = None) -> Timed
             _clients.move_to_end(key)
             return client  # type: ignore[return-value]
         client = TimedApiClient(build_configuration(conn), limits)
+        pool_key = (key[0], conn)
+        shared = _pools.get(pool_key)
+        if shared is None:
+            _pools[pool_key] = client.rest_client
+        else:
+            _pools.move_to_end(pool_key)
+            client.rest_client = shared
         _clients[key] = client
         while len(_clients) > MAX_CLIENTS:
-            _, old = _clients.popitem(last=False)
-            old.rest_client.close()
+            _clients.popitem(last=False)
+        while len(_pools) > MAX_CLIENTS:
+            _, pool = _pools.popitem(last=False)
+            pool.close()  # a client still holding it opens new connections on its next call
         return client
