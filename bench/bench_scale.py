@@ -24,7 +24,7 @@ that the same reading holds):
 
 python bench/bench_scale.py [--clusters 100] [--workloads 1000] [--wide-clusters 1000]
                             [--wide-workloads 10] [--database NAME] [--compare-inventory] [--wide-only]
-                            [--two-workers-workloads N]
+                            [--two-workers-workloads N] [--samples-minutes M]
 Needs PostgreSQL (DATABASE_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres: the
 benchmark creates and drops its own database) and Redis (BENCH_REDIS_URL, default db 12 on
 127.0.0.1:6379, flushed at start).
@@ -80,6 +80,13 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--database", default="bench_scale")
     parser.add_argument("--samples", type=int, default=20, help="workloads timed apply → running")
     parser.add_argument(
+        "--samples-minutes",
+        type=float,
+        default=0.0,
+        help="the new-workload samples (not those during a re-plan) go on for this many minutes, one "
+        "every 2 s, at least --samples of them: the 5-minute periodic work falls among them",
+    )
+    parser.add_argument(
         "--compare-inventory",
         action="store_true",
         help="a second quiet minute with the watcher's node and pod inventory off (health lists them)",
@@ -108,10 +115,11 @@ def parse_args() -> argparse.Namespace:
     if (
         min(options.clusters, options.workloads, options.samples) <= 0
         or min(options.wide_clusters, options.quiet_minutes, options.two_workers_workloads) < 0
+        or options.samples_minutes < 0
     ):
         parser.error(
-            "--clusters, --workloads and --samples must be positive; "
-            "--wide-clusters, --quiet-minutes and --two-workers-workloads not negative"
+            "--clusters, --workloads and --samples must be positive; --wide-clusters, --quiet-minutes, "
+            "--two-workers-workloads and --samples-minutes not negative"
         )
     if not re.fullmatch(r"[a-z_][a-z0-9_]{0,62}", options.database):
         parser.error("--database must be a plain PostgreSQL name (lower case, digits, _)")
@@ -440,14 +448,18 @@ def scheduled_per_second(namespace: str, stack: Stack) -> float:
     until it ends, not from when it took its marks."""
     from django_celery_results.models import TaskResult
 
-    from scheduling.tasks import DIRTY_BATCH, mark_bindings
+    from scheduling.controllers import marking
+    from scheduling.tasks import DIRTY_BATCH, queue_dirty
 
     clear_of_reconcile(stack)
     ids = list(ResourceBinding.objects.filter(namespace=namespace).values_list("id", flat=True))
     passes = TaskResult.objects.filter(task_name="scheduling.tasks.schedule_dirty_batch")
     before = set(passes.values_list("task_id", flat=True))
     started = time.time()
-    fresh = mark_bindings(ids)
+    # marked and queued as one event's passes (mark_bindings would send a mark of every binding to the
+    # bulk lane, in smaller passes): the rate of one worker process over full DIRTY_BATCH passes
+    fresh = marking.mark(ids)
+    queue_dirty(fresh)
     # each pass's arguments begin with the first id of its slice (marking.mark returns them sorted)
     firsts = set(fresh[::DIRTY_BATCH])
     ended: dict[int, float] = {}
@@ -607,14 +619,20 @@ class Trace:
 
 
 def new_workload_latencies(
-    conns: list, namespace: str, samples: int, prefix: str = "late", before_each=None
+    conns: list, namespace: str, samples: int, prefix: str = "late", before_each=None, minutes: float = 0.0
 ) -> tuple[list[float], list[Trace]]:
     """Seconds from apply until the copy runs in every cluster, each cluster asked until its copy is
-    seen running (`before_each()` is called before each apply)."""
+    seen running (`before_each()` is called before each apply). With `minutes`, samples go on, one
+    every 2 s, until that long has passed and at least `samples` were taken."""
     latencies: list[float] = []
     seen: list[tuple[str, float, float]] = []
-    for i in range(samples):
+    ends = time.monotonic() + minutes * 60
+    i = 0
+    while i < samples or time.monotonic() < ends:
+        if minutes and latencies:
+            time.sleep(max(0.0, 2.0 - latencies[-1]))
         name = f"{prefix}-{i}"
+        i += 1
         if before_each is not None:
             before_each()
         applied, started = time.time(), time.monotonic()
@@ -981,7 +999,9 @@ def fleet_phase(stack: Stack, members: list, conns: list, web: str, rows: list[s
             rows,
         )
 
-    latencies, traces = new_workload_latencies(conns, "bench", OPTIONS.samples)
+    latencies, traces = new_workload_latencies(
+        conns, "bench", OPTIONS.samples, minutes=OPTIONS.samples_minutes
+    )
     for row in trace_rows(traces):  # where the time went, step by step (median, max)
         print(row)
         rows.append(row)

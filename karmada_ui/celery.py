@@ -16,9 +16,10 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "karmada_ui.settings")
 app = Celery("karmada_ui")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 
-# Event-driven work (a template applied, a member copy repaired, the bindings a cluster change affects,
-# an operator's action) goes on `schedule` and `propagate`; bulk work (the re-plan of every binding after
-# a policy change, the periodic safety net) on their bulk lanes. The same workers consume both, the
+# Event-driven work (a template applied, a member copy repaired, the few bindings a cluster change
+# affects, an operator's action) goes on `schedule` and `propagate`; bulk work (the re-plan of every
+# binding after a policy change or an event that marks the fleet, the periodic safety net) on their bulk
+# lanes. The same workers consume both, the
 # event-driven queue first (see WORKER_QUEUES and the broker's queue_order_strategy in settings), so a
 # queued re-plan of every binding delays a new workload only until a worker process ends its current task.
 BULK_LANES = {"schedule": "schedule-bulk", "propagate": "propagate-bulk"}
