@@ -32,9 +32,10 @@ _gates: dict[str, threading.BoundedSemaphore] = {}
 _gates_lock = threading.Lock()
 GATE_WAIT = 0.05  # seconds between looks at gates other chunks of this process may release
 # Outcomes are written back as their calls complete, in batches of about this many, or fewer once the
-# oldest has waited RECORD_EVERY seconds.
-RECORD_BATCH = 25
-RECORD_EVERY = 0.2
+# oldest has waited RECORD_EVERY seconds: each batch is a transaction of a few statements whatever its
+# size (a seeding chunk's calls took seconds, so its batches were of the 0.2 s they waited, ~10 Works).
+RECORD_BATCH = 100
+RECORD_EVERY = 0.5
 AGGREGATE_EVERY = 0.5  # seconds: bindings whose Works are all recorded are aggregated at most this often
 
 
@@ -175,7 +176,8 @@ def apply_works(work_ids: list[int], now: datetime | None = None) -> DispatchRes
     fails and the Work is queued again (`requeue`), so no Work is applied twice at once and none is lost.
     """
     now = now or timezone.now()
-    with locks.holding(locks.WORK, work_ids) as held:
+    # the chunk's metric increments (one series per member cluster) in one write at its end
+    with locks.holding(locks.WORK, work_ids) as held, recording.together():
         result = _apply_held(held, now)
     result.skipped = sorted(set(work_ids) - set(held))
     return result

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from django.db import connection
 from django.utils import timezone
 
 from scheduling.karmada.drift import differences, unified_diff
@@ -94,6 +95,17 @@ def mark_put_back(work_ids: list[int], now: datetime | None = None, by: str = "k
     """The copies of these Works hold our manifest again: their open drift events are put back."""
     if not work_ids:
         return 0
+    if connection.vendor == "postgresql":
+        # Called after every batch of applies, nearly always matching nothing: one statement with the ids
+        # as one array parameter (the ORM's update built and bound an IN list: ~1 ms a batch).
+        table = connection.ops.quote_name(DriftEvent._meta.db_table)
+        sql = (
+            f"UPDATE {table} SET put_back_at = %s, put_back_by = %s, state = %s, held_reason = '' "  # noqa: S608
+            "WHERE work_id = ANY(%s::bigint[]) AND put_back_at IS NULL"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [now or timezone.now(), by, DriftEvent.PUT_BACK, list(work_ids)])
+            return cursor.rowcount
     return DriftEvent.objects.filter(work_id__in=work_ids, put_back_at__isnull=True).update(
         put_back_at=now or timezone.now(), put_back_by=by, state=DriftEvent.PUT_BACK, held_reason=""
     )

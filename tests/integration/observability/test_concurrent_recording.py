@@ -89,3 +89,21 @@ def test_the_increments_of_a_rolled_back_transaction_are_still_counted():
         raise RuntimeError("the work failed after it was measured")
     recording.count(ATTEMPTS, SCHEDULED)
     assert counter_values(BY_NAME[ATTEMPTS]) == {labels_of(SCHEDULED): 3}
+
+
+@pytest.mark.django_db(transaction=True)  # real commits: each would have written its increments
+def test_records_of_many_transactions_inside_together_leave_in_one_write_at_its_end():
+    """An apply chunk writes its outcomes in several transactions; their increments wait for the chunk."""
+    with recording.together():
+        for cluster in CLUSTERS[:2]:
+            with transaction.atomic():
+                recording.observe(APPLY, 0.003, {"result": "success", "member_cluster": cluster})
+            assert not Tally.objects.exists()  # not at each commit
+        recording.observe(APPLY, 0.5, {"result": "error", "member_cluster": CLUSTERS[0]})
+        assert not Tally.objects.exists()
+    applied = histogram_values(BY_NAME[APPLY])
+    assert {labels: series.count for labels, series in applied.items()} == {
+        labels_of({"result": "success", "member_cluster": CLUSTERS[0]}): 1,
+        labels_of({"result": "success", "member_cluster": CLUSTERS[1]}): 1,
+        labels_of({"result": "error", "member_cluster": CLUSTERS[0]}): 1,
+    }
