@@ -8,7 +8,13 @@ cluster full, membersim's CPU over a quiet spell while a health collector reads 
 10 s (/readyz and node metrics) and the watches stay open, in s/min; and the CPU per object of the
 watcher's resync (its re-list of the watched Deployments and pods) in the watched half.
 
+With --growth 10,100,1000 it measures instead how the cost of a create grows with the fleet: every
+cluster watched as above, the clusters filled step by step (a pool of 16 clients, as the propagate
+workers' bounded concurrency writes), membersim's CPU per create over each step (from the previous
+step's count to this one) and over the last tenth of each step.
+
 python bench/bench_membersim_watched.py [--clusters 10] [--deployments 200] [--quiet 30]
+python bench/bench_membersim_watched.py --clusters 100 --growth 10,100,1000
 """
 
 from __future__ import annotations
@@ -85,9 +91,9 @@ class Members:
                 pass  # the thread ended meanwhile
         return spent
 
-    def connect(self, name: str) -> tuple[http.client.HTTPConnection, str]:
+    def connect(self, name: str, timeout: float = 60) -> tuple[http.client.HTTPConnection, str]:
         url = urlsplit(self.servers[name])
-        return http.client.HTTPConnection(url.hostname, url.port, timeout=60), url.path
+        return http.client.HTTPConnection(url.hostname, url.port, timeout=timeout), url.path
 
     def stop(self) -> None:
         self.process.terminate()
@@ -106,7 +112,8 @@ def request(conn: http.client.HTTPConnection, method: str, path: str, body: byte
 
 def watch_forever(members: Members, name: str, path: str, stop: threading.Event, events: list[int]) -> None:
     """List, then watch from the list's resourceVersion, again whenever the server ends the watch."""
-    conn, prefix = members.connect(name)
+    # A quiet watch (the nodes') hears a bookmark once a minute: wait past that.
+    conn, prefix = members.connect(name, timeout=600)
     while not stop.is_set():
         listing = json.loads(request(conn, "GET", f"{prefix}{path}{'&' if '?' in path else '?'}limit=500"))
         version = listing["metadata"]["resourceVersion"]
@@ -121,7 +128,7 @@ def watch_forever(members: Members, name: str, path: str, stop: threading.Event,
             events[0] += 1
         response.close()
         conn.close()
-        conn, prefix = members.connect(name)
+        conn, prefix = members.connect(name, timeout=600)
 
 
 WATCHED = (
@@ -180,12 +187,80 @@ def health_loop(members: Members, stop: threading.Event) -> None:
         stop.wait(HEALTH_EVERY)
 
 
+def growth(members: Members, steps: list[int], writers: int = 16) -> list[tuple[int, int, float, float]]:
+    """Fill every cluster to each of ``steps`` Deployments in turn; per step (from, to, membersim CPU ms
+    per create over the step, over its last tenth)."""
+
+    def create_range(name: str, start: int, stop: int) -> None:
+        conn, prefix = members.connect(name)  # a connection a step: one kept idle for minutes may go
+        for index in range(start, stop):
+            request(
+                conn,
+                "POST",
+                f"{prefix}/apis/apps/v1/namespaces/default/deployments",
+                deployment(f"app-{index}"),
+            )
+        conn.close()
+
+    def fill_to(start: int, stop: int) -> float:
+        cpu = members.cpu_seconds()
+        with ThreadPoolExecutor(max_workers=writers) as pool:
+            list(pool.map(lambda name: create_range(name, start, stop), members.names))
+        time.sleep(0.5)  # the watches drain what was written
+        return members.cpu_seconds() - cpu
+
+    rows, count = [], 0
+    for step in steps:
+        tail_from = max(count, step - max(1, (step - count) // 10))
+        body = fill_to(count, tail_from)
+        tail = fill_to(tail_from, step)
+        creates, tail_creates = (step - count) * len(members.names), (step - tail_from) * len(members.names)
+        rows.append((count, step, (body + tail) * 1000 / creates, tail * 1000 / tail_creates))
+        print(
+            f"  {count:5d} -> {step:5d} per cluster: {rows[-1][2]:6.3f} ms per create, "
+            f"last tenth {rows[-1][3]:6.3f} ms",
+            flush=True,
+        )
+        count = step
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clusters", type=int, default=10)
     parser.add_argument("--deployments", type=int, default=200)
     parser.add_argument("--quiet", type=float, default=30.0)
+    parser.add_argument("--growth", default="", help="steps of Deployments per cluster, e.g. 10,100,1000")
     options = parser.parse_args()
+    if options.growth:
+        steps = [int(s) for s in options.growth.split(",")]
+        if options.clusters < 1 or not steps or steps != sorted(set(steps)) or steps[0] < 1:
+            print("bench_membersim_watched: --growth takes increasing positive counts")
+            return 2
+        stop = threading.Event()
+        with tempfile.TemporaryDirectory() as workdir:
+            members = Members(options.clusters, Path(workdir))
+            try:
+                events = [0]
+                for name in members.names:
+                    for path in WATCHED:
+                        threading.Thread(
+                            target=watch_forever, args=(members, name, path, stop, events), daemon=True
+                        ).start()
+                time.sleep(1.0)
+                print(
+                    f"membersim growth: {options.clusters} clusters, every one with the watcher's three "
+                    f"watches (pid {members.process.pid})",
+                    flush=True,
+                )
+                growth(members, steps)
+                pages = int(Path(f"/proc/{members.process.pid}/statm").read_text().split()[1])
+                rss = pages * os.sysconf("SC_PAGE_SIZE") >> 20
+                print(f"  watch lines {events[0]}; membersim RSS {rss} MiB")
+            finally:
+                stop.set()
+                members.stop()
+        return 0
     if options.clusters < 2 or options.deployments < 1 or options.quiet <= 0:
         print("bench_membersim_watched: --clusters at least 2, --deployments and --quiet positive")
         return 2

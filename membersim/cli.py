@@ -14,6 +14,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any, NoReturn
 
+from membersim.heap import HeapKeeper
 from membersim.server import CONTROL_PREFIX
 from membersim.simulator import ACTIONS, Simulator, control_file_for
 from membersim.spec import OPTION_HELP, SpecError, parse_cluster_option
@@ -158,8 +159,9 @@ def serve(argv: list[str]) -> int:
             f"membersim: kubeconfig {path} (contexts: {', '.join(simulator.names)}); Ctrl-C to stop",
             flush=True,
         )
+        keeper = HeapKeeper()  # this process's heap is the fleet's: see membersim.heap
         while not stop.wait(0.5):
-            pass
+            keeper.tick()
     except OSError as error:
         print(f"membersim: error: {error}", file=sys.stderr)
         return 1

@@ -1,0 +1,66 @@
+"""The cyclic garbage collector's share of a fleet's heap, kept to the objects that are new.
+
+A fleet's clusters hold millions of container objects (100 clusters x 1,000 Deployments, their
+ReplicaSets, pods and Events), and they live for the whole run. Python's collector scans every tracked
+object in a full collection, and starts one each time the objects that survived its younger
+generations reach a quarter of those it scanned the time before: while a fleet is seeded, every new
+object is scanned about four times over, and the cost of a create grows with the fleet. Stored
+objects are JSON trees, freed by reference counting when a newer version replaces them; cycles are
+rare (request handlers, exceptions). So the keeper collects what is new, then freezes it (moves it out
+of the collector's sight: ``gc.freeze``), twice a second: a full collection scans only what was made
+since the tick before. What was frozen alive and became cyclic garbage later is found again by a
+collection of everything, once the ticks have frozen as many objects again as the last one left (each
+object scanned about once more over a seeding, not four times); a quiet fleet freezes little and
+seldom has one.
+
+Only the membersim process (``python -m membersim``) runs a keeper: freezing is process-wide, and
+an embedding process (a test suite) keeps its own collector's policy.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+
+# Objects frozen since the last collection of everything before the next one, at least (a small
+# fleet, the demo's three clusters, would otherwise have one every few ticks).
+MIN_REBUILD = 500_000
+GROWTH = 2.0  # the frozen heap's growth since the last collection of everything that starts another
+
+
+class HeapKeeper:
+    """Call ``tick()`` periodically (the membersim process does, twice a second)."""
+
+    def __init__(self, min_rebuild: int = MIN_REBUILD, growth: float = GROWTH) -> None:
+        self.min_rebuild = min_rebuild
+        self.growth = growth
+        self._lock = threading.Lock()
+        self.baseline = 0  # objects frozen right after the last collection of everything
+        # objects frozen by the ticks since (an upper bound of the growth: some have been freed since;
+        # counted here because gc.get_freeze_count walks the whole frozen heap)
+        self.added = 0
+        self.rebuilds = 0
+
+    def tick(self) -> None:
+        """Collect the objects made since the last tick, then freeze the survivors; collect everything
+        once the frozen heap has grown ``growth`` times since that was last done."""
+        if not gc.isenabled():
+            return  # someone turned the collector off: leave the heap as they want it
+        with self._lock:
+            if self.added > max(self.min_rebuild, self.baseline * (self.growth - 1)):
+                gc.unfreeze()
+                gc.collect()
+                gc.freeze()
+                self.baseline = gc.get_freeze_count()  # a walk of the frozen heap, as the collection was
+                self.added = 0
+                self.rebuilds += 1
+                return
+            gc.collect()  # everything older is frozen: this scans only what is new
+            self.added += len(gc.get_objects(generation=2))  # the survivors, about to be frozen
+            gc.freeze()
+
+    def release(self) -> None:
+        """Give every frozen object back to the collector."""
+        with self._lock:
+            gc.unfreeze()
+            self.baseline = self.added = 0

@@ -1,0 +1,73 @@
+"""membersim's heap keeper: new objects collected then frozen, cyclic garbage among frozen ones found
+again once the frozen heap doubles, nothing done while the collector is off."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import pytest
+
+from membersim.heap import HeapKeeper
+
+
+class Node:
+    def __init__(self) -> None:
+        self.other: Node | None = None
+
+
+def cycle() -> weakref.ref:
+    """A two-object cycle nothing else refers to, and a weak reference to see it go."""
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    return weakref.ref(a)
+
+
+@pytest.fixture
+def keeper():
+    keeper = HeapKeeper(min_rebuild=1, growth=2.0)
+    gc.collect()
+    try:
+        yield keeper
+    finally:
+        keeper.release()
+        gc.collect()
+
+
+def test_a_tick_collects_what_is_new_and_freezes_what_lives(keeper):
+    gone = cycle()
+    alive = [Node() for _ in range(100)]
+    keeper.baseline = 10**9  # no collection of everything on this tick
+    keeper.tick()
+    assert gone() is None  # garbage made since the last tick is collected, not frozen
+    frozen = gc.get_freeze_count()
+    assert frozen >= len(alive)
+    # Stored objects freed by reference counting leave the frozen heap at once.
+    del alive
+    assert gc.get_freeze_count() <= frozen - 100
+
+
+def test_cyclic_garbage_among_frozen_objects_is_found_when_the_frozen_heap_doubles(keeper):
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    gone = weakref.ref(a)
+    keeper.baseline = 10**9
+    keeper.tick()  # the cycle is alive: frozen
+    assert keeper.added >= 2
+    del a, b
+    keeper.tick()
+    assert gone() is not None  # frozen: out of the collector's sight
+    keeper.baseline = keeper.added - 1  # the frozen heap has (at most) doubled since the baseline
+    keeper.tick()
+    assert gone() is None
+    assert keeper.rebuilds == 1
+    assert keeper.baseline > 0 and keeper.added == 0  # what the next doubling is counted from
+
+
+def test_nothing_is_frozen_while_the_collector_is_off(keeper):
+    gc.disable()
+    try:
+        keeper.tick()
+        assert gc.get_freeze_count() == 0
+    finally:
+        gc.enable()
