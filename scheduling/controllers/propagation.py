@@ -9,7 +9,6 @@ from datetime import datetime
 from typing import Any
 
 from django.db import connection, transaction
-from django.db.models import Prefetch
 from django.utils import timezone
 
 from clusters.k8s import objects
@@ -465,12 +464,47 @@ def _fully_applied(targets: list[dict[str, Any]], entries: list[dict[str, Any]])
     return False, "FullyAppliedFailed", "Failed to apply all works, see status.aggregatedStatus for details"
 
 
-def aggregate_status(binding: ResourceBinding, now: datetime | None = None) -> None:
+@dataclass(frozen=True, slots=True)
+class WorkState:
+    """What aggregation reads of a Work: a row of a few columns, not a model (a binding at 100 clusters
+    reads 100 of them each time one of its Works' status changes)."""
+
+    cluster_name: str
+    deleting: bool
+    applied: bool
+    applied_hash: str
+    desired_hash: str
+    applied_message: str
+    health: str
+    status: dict[str, Any]
+    status_at: datetime | None
+
+    @property
+    def in_sync(self) -> bool:
+        return self.applied and self.applied_hash == self.desired_hash
+
+
+WORK_STATE_FIELDS = tuple(WorkState.__dataclass_fields__)
+
+
+def work_states(binding_ids: Iterable[int]) -> dict[int, list[WorkState]]:
+    """The aggregation's view of every Work of these bindings, by binding id, in one query."""
+    found: dict[int, list[WorkState]] = {}
+    rows = Work.objects.filter(binding_id__in=list(binding_ids)).values_list("binding_id", *WORK_STATE_FIELDS)
+    for binding_id, *values in rows.order_by("pk"):
+        found.setdefault(binding_id, []).append(WorkState(*values))
+    return found
+
+
+def aggregate_status(
+    binding: ResourceBinding, now: datetime | None = None, works_of: Iterable[Any] | None = None
+) -> None:
     """status.aggregatedStatus: per target cluster, applied or not, the reflected status and health; and
-    from the same Works the template's own status (replicas, conditions, observedGeneration)."""
+    from the same Works the template's own status (replicas, conditions, observedGeneration).
+    `works_of`: the binding's Works as read already (WorkState rows or Works), else they are read."""
     entries = []
     members = []
-    works = {w.cluster_name: w for w in binding.works.all()}
+    works = {w.cluster_name: w for w in (binding.works.all() if works_of is None else works_of)}
     for target in binding.clusters:
         work = works.get(target["name"])
         if work is None or work.deleting:
@@ -536,13 +570,13 @@ def aggregate_bindings(binding_ids: Iterable[int], now: datetime | None = None) 
     """Aggregate the bindings whose Works' status just changed (after a dispatch or a member read),
     AGGREGATE_BATCH at a time, in id order as every writer of many bindings takes them."""
     ids = sorted(set(binding_ids))
-    # the Works' status, not their manifests (the largest column) are aggregated
-    works = Prefetch("works", queryset=Work.objects.defer("manifest", "applied_overrides"))
     for start in range(0, len(ids), AGGREGATE_BATCH):
         part = ids[start : start + AGGREGATE_BATCH]
         bindings = ResourceBinding.objects.filter(pk__in=part).select_related("template")
-        for binding in bindings.order_by("pk").prefetch_related(works):
-            aggregate_status(binding, now)
+        # the Works' status columns only, as rows: not their manifests, not whole models
+        states = work_states(part)
+        for binding in bindings.order_by("pk"):
+            aggregate_status(binding, now, states.get(binding.pk, []))
 
 
 def aggregate_binding(binding_id: int) -> None:
