@@ -38,4 +38,10 @@ def test_a_member_flapping_down_and_up_converges_to_the_planned_state(tmp_path):
             time.sleep(FLIP_EVERY_S)
         stack.sim.control("west", "up")
         assert flips >= FLAPPING_S // FLIP_EVERY_S
+        # The member turns Ready again only once it has answered for the success threshold, and that
+        # change marks every binding: the plan is judged after it, not in the seconds before it lands.
+        ready = "SELECT ready FROM clusters_cluster WHERE name = 'west'"
+        while stack.db.one(ready)[0] != "True":
+            assert time.monotonic() - started < DEADLINE_S, "west never turned Ready again"
+            time.sleep(0.2)
         stack.settle(WORKLOADS, started, DEADLINE_S)
