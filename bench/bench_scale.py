@@ -55,6 +55,7 @@ import workloads  # noqa: E402  (bench/workloads.py)
 
 RESULTS = ROOT / "bench" / "results.md"
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+CPU_EVERY = 5.0  # seconds between the seeding's snapshots of every process's CPU
 LOAD_AT_START = os.getloadavg()[0]  # the machine may be shared: every figure is read against its load
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 
@@ -232,6 +233,41 @@ def cpu_seconds(pid: int) -> float:
     return total / CLOCK_TICKS
 
 
+def process_table() -> tuple[dict[int, list[int]], dict[int, tuple[str, int]]]:
+    """Every process: children by parent, and (command name, utime + stime ticks) by pid."""
+    parents: dict[int, list[int]] = {}
+    stats: dict[int, tuple[str, int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        head, rest = stat.rsplit(")", 1)
+        fields = rest.split()
+        parents.setdefault(int(fields[1]), []).append(int(entry.name))
+        stats[int(entry.name)] = (head.split("(", 1)[1], int(fields[11]) + int(fields[12]))
+    return parents, stats
+
+
+def cpu_by_process(stack: Stack) -> dict[str, float]:
+    """CPU seconds so far of each of the stack's process groups, PostgreSQL's backends and this
+    benchmark, from one walk of /proc (cheap enough to take every few seconds)."""
+    parents, stats = process_table()
+    spent: dict[str, float] = {}
+    for name, process in stack.processes.items():
+        todo, ticks = [process.pid], 0
+        while todo:
+            current = todo.pop()
+            ticks += stats.get(current, ("", 0))[1]
+            todo.extend(parents.get(current, []))
+        spent[name] = ticks / CLOCK_TICKS
+    spent["postgres"] = sum(t for comm, t in stats.values() if comm == "postgres") / CLOCK_TICKS
+    spent["bench"] = stats.get(os.getpid(), ("", 0))[1] / CLOCK_TICKS
+    return spent
+
+
 def rss_mib(pid: int) -> float:
     """Resident memory of the largest process in the group (gunicorn and celery fork their workers)."""
     largest = 0
@@ -407,6 +443,16 @@ class AppliedCount:
 class Seeding:
     total: int
     timeline: list[tuple[float, int]]
+    cpu: list[tuple[float, dict[str, float]]] = field(default_factory=list)  # (elapsed, cpu_by_process)
+
+    def cpu_per_work(self, start: float, end: float) -> dict[str, float]:
+        """Each process's CPU ms per Work applied while the count went from `start` to `end` of the
+        total (the snapshots just outside the window: they are a few seconds apart)."""
+        t0, t1 = self.seconds_to(start), self.seconds_to(end)
+        before = [snap for elapsed, snap in self.cpu if elapsed <= t0] or [self.cpu[0][1]]
+        after = [snap for elapsed, snap in self.cpu if elapsed >= t1] or [self.cpu[-1][1]]
+        works = (end - start) * self.total
+        return {name: (after[0][name] - before[-1][name]) * 1000 / works for name in after[0]}
 
     def seconds_to(self, fraction: float) -> float:
         goal = self.total * fraction
@@ -438,9 +484,12 @@ def seed(
     feeder = threading.Thread(target=feed)
     feeder.start()
     applied = AppliedCount(namespace, clusters)
+    cpu: list[tuple[float, dict[str, float]]] = [(0.0, cpu_by_process(stack))]
     while True:
         done = applied()
         timeline.append((time.monotonic() - started, done))
+        if timeline[-1][0] - cpu[-1][0] >= CPU_EVERY or done >= total:
+            cpu.append((timeline[-1][0], cpu_by_process(stack)))
         if done >= total:
             break
         if time.monotonic() - started > timeout:
@@ -451,7 +500,7 @@ def seed(
         stack.check()
         time.sleep(0.5)
     feeder.join()
-    return Seeding(total, timeline)
+    return Seeding(total, timeline, cpu)
 
 
 def raw_client_rate(conns: list, namespace: str, count: int) -> float:
@@ -965,6 +1014,14 @@ def fleet_phase(stack: Stack, members: list, conns: list, web: str, rows: list[s
         flush=True,
     )
     first, last = seeding.rate(0.0, 0.1), seeding.rate(0.9, 1.0)
+    for label, (start, end) in (("first", (0.0, 0.1)), ("last", (0.9, 1.0))):
+        per_work = seeding.cpu_per_work(start, end)
+        print(
+            f"  CPU ms per Work over the {label} 10%: "
+            + ", ".join(f"{name} {ms:.2f}" for name, ms in sorted(per_work.items(), key=lambda kv: -kv[1]))
+            + f"; all {sum(per_work.values()):.2f}",
+            flush=True,
+        )
     whole = seeding.total / seeding.seconds_to(1.0)
     print(
         f"  seeded {seeding.total} Works in {seeding.seconds_to(1.0):.0f} s ({whole:.0f} Works/s); "
