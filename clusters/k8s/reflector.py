@@ -14,13 +14,18 @@ from clusters.k8s.watch import Expired, WatchEvent
 from clusters.k8s.watch_streams import Mux, Stream, open_watch, shared_mux
 
 BACKOFF_FIRST, BACKOFF_MAX = 0.5, 30.0
-RESYNC_JITTER = 0.1  # resyncs spread by up to this share so that listings do not all arrive at once
+# The first resync comes at a random point of the period after the first listing (at least this share
+# of it), the later ones a period apart: a fleet's watches, started together, list spread over the whole
+# period instead of together every period (100 clusters re-listing 200,000 objects within a few seconds
+# kept the members too busy to answer their health probes).
+FIRST_RESYNC_AT_LEAST = 0.1
 OVERDUE = 30.0  # seconds past its timeoutSeconds a server may take to end a watch before it is dropped
 
 
 class ListWatch:
     """List, then watch from the list's resourceVersion; 410 Gone lists again; a failure (`retried`) is
-    retried with back-off from the last resourceVersion; every `resync` seconds a fresh listing.
+    retried with back-off from the last resourceVersion; a fresh listing every `resync` seconds (the first
+    sooner, at a random point of the period: a fleet's listings spread out).
 
     Each turn (a listing if due, then opening the watch) runs on one of the mux's few opener threads;
     the open watch is read by the mux's selector thread, which hands each event to `_event`."""
@@ -45,11 +50,13 @@ class ListWatch:
             kind,
             label_selector,
         )
-        self.resync = resync * (1 - RESYNC_JITTER * random.random())
+        self.resync = resync
         self.watch_seconds = watch_seconds
         self.stopping = threading.Event()
         self.mux = mux or shared_mux()
         self.version, self.listed_at, self.backoff = "", 0.0, BACKOFF_FIRST
+        self.relist_at = 0.0  # when the next listing is due (monotonic seconds)
+        self.listings = 0
         self.watching = False  # a stream of it is on the mux
 
     def start(self) -> None:
@@ -60,7 +67,14 @@ class ListWatch:
         self.stopping.set()
 
     def _due(self) -> bool:
-        return time.monotonic() - self.listed_at >= self.resync
+        return time.monotonic() >= self.relist_at
+
+    def _listed(self, version: str) -> None:
+        """A listing ended with `version`: the next is due a period on (the first one's sooner)."""
+        self.version, self.listed_at = version, time.monotonic()
+        share = 1.0 if self.listings else random.uniform(FIRST_RESYNC_AT_LEAST, 1.0)
+        self.relist_at = self.listed_at + self.resync * share
+        self.listings += 1
 
     def _turn(self) -> None:
         """List if there is no version or the resync is due, then open the watch and hand it to the mux."""
@@ -68,8 +82,8 @@ class ListWatch:
             return
         try:
             if not self.version or self._due():
-                self.version, self.listed_at = self._list(), time.monotonic()
-            left = self.resync - (time.monotonic() - self.listed_at)
+                self._listed(self._list())
+            left = self.relist_at - time.monotonic()
             seconds = max(1, min(self.watch_seconds, int(left) + 1))
             opened = open_watch(
                 self.conn, self.api_version, self.kind_name, self.version, self.label_selector, seconds
