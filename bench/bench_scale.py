@@ -38,13 +38,13 @@ import os
 import platform
 import re
 import secrets
+import shlex
 import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -90,6 +90,13 @@ def parse_args() -> argparse.Namespace:
         "every 2 s, at least --samples of them: the 5-minute periodic work falls among them",
     )
     parser.add_argument(
+        "--member-processes",
+        type=int,
+        default=2,
+        help="membersim processes the clusters are split over (each cluster of a real fleet has an API "
+        "server of its own; one Python process serving them all is a single core for the whole fleet)",
+    )
+    parser.add_argument(
         "--compare-inventory",
         action="store_true",
         help="a second quiet minute with the watcher's node and pod inventory off (health lists them)",
@@ -116,13 +123,13 @@ def parse_args() -> argparse.Namespace:
     )
     options = parser.parse_args()
     if (
-        min(options.clusters, options.workloads, options.samples) <= 0
+        min(options.clusters, options.workloads, options.samples, options.member_processes) <= 0
         or min(options.wide_clusters, options.quiet_minutes, options.two_workers_workloads) < 0
         or options.samples_minutes < 0
     ):
         parser.error(
-            "--clusters, --workloads and --samples must be positive; --wide-clusters, --quiet-minutes, "
-            "--two-workers-workloads and --samples-minutes not negative"
+            "--clusters, --workloads, --samples and --member-processes must be positive; --wide-clusters, "
+            "--quiet-minutes, --two-workers-workloads and --samples-minutes not negative"
         )
     if not re.fullmatch(r"[a-z_][a-z0-9_]{0,62}", options.database):
         parser.error("--database must be a plain PostgreSQL name (lower case, digits, _)")
@@ -247,13 +254,19 @@ def process_table() -> tuple[dict[int, list[int]], dict[int, tuple[str, int]]]:
         head, rest = stat.rsplit(")", 1)
         fields = rest.split()
         parents.setdefault(int(fields[1]), []).append(int(entry.name))
-        stats[int(entry.name)] = (head.split("(", 1)[1], int(fields[11]) + int(fields[12]))
+        # utime + stime, and for PostgreSQL's postmaster cutime + cstime too: what its backends that
+        # have ended spent (a backend's own time goes with it when it exits)
+        ticks = int(fields[11]) + int(fields[12])
+        comm = head.split("(", 1)[1]
+        if comm == "postgres" and int(fields[1]) == 1:
+            ticks += int(fields[13]) + int(fields[14])
+        stats[int(entry.name)] = (comm, ticks)
     return parents, stats
 
 
 def cpu_by_process(stack: Stack) -> dict[str, float]:
-    """CPU seconds so far of each of the stack's process groups, PostgreSQL's backends and this
-    benchmark, from one walk of /proc (cheap enough to take every few seconds)."""
+    """CPU seconds so far of each of the stack's process groups, PostgreSQL (its server's processes,
+    living and ended) and this benchmark, from one walk of /proc (cheap enough every few seconds)."""
     parents, stats = process_table()
     spent: dict[str, float] = {}
     for name, process in stack.processes.items():
@@ -356,18 +369,36 @@ def free_port() -> int:
 
 
 def start_members(count: int, kubeconfig: Path, stack: Stack) -> list:
-    argv = [sys.executable, "-m", "membersim", "--kubeconfig", str(kubeconfig), "--single-port"]
-    for i in range(count):
-        argv += ["--cluster", f"m{count}-{i:04d}:nodes=2,cpu=64,pods=2000"]
-    stack.start(f"membersim-{count}", argv)
+    """`count` simulated clusters in --member-processes membersim processes (one port each), as one
+    process group in the stack (its CPU the sum of theirs); a connection to each cluster."""
+    processes = max(1, min(OPTIONS.member_processes, count))
+    names = [f"m{count}-{i:04d}" for i in range(count)]
+    argvs, files = [], []
+    for k in range(processes):
+        part = names[k * count // processes : (k + 1) * count // processes]
+        path = kubeconfig if processes == 1 else kubeconfig.with_suffix(f".{k}.yaml")
+        argv = [sys.executable, "-m", "membersim", "--kubeconfig", str(path), "--single-port"]
+        for name in part:
+            argv += ["--cluster", f"{name}:nodes=2,cpu=64,pods=2000"]
+        argvs.append(argv)
+        files.append(path)
+    if processes == 1:
+        stack.start(f"membersim-{count}", argvs[0])
+    else:
+        # one group: a TERM to the shell (the benchmark's death) or to the group stops every process
+        script = "trap 'trap - TERM; kill 0' TERM; " + " & ".join(map(shlex.join, argvs)) + " & wait"
+        stack.start(f"membersim-{count}", ["sh", "-c", script])
     deadline = time.monotonic() + 120
-    while not (kubeconfig.exists() and kubeconfig.stat().st_size):
+    while not all(path.exists() and path.stat().st_size for path in files):
         stack.check()
         if time.monotonic() > deadline:
             raise RuntimeError("membersim did not write its kubeconfig in 120 s")
         time.sleep(0.2)
-    parsed = load_kubeconfig(kubeconfig.read_text())  # once: a thousand contexts in one file
-    return [(name, from_kubeconfig(parsed, name)) for name in contexts(parsed)]
+    members = []
+    for path in files:
+        parsed = load_kubeconfig(path.read_text())  # once: a thousand contexts in one file
+        members += [(name, from_kubeconfig(parsed, name)) for name in contexts(parsed)]
+    return members
 
 
 def register(members: list, label: str) -> list:
@@ -635,20 +666,6 @@ def inventory_comparison(stack: Stack, idle: dict[str, float]) -> list[str]:
     ]
 
 
-def running_in(conns: list, name: str, namespace: str) -> list[bool]:
-    """For each connection, whether its copy of the Deployment has an available replica."""
-
-    def running(conn) -> bool:
-        try:
-            live = objects.get_object(conn, "apps/v1", "Deployment", name, namespace)
-        except objects.NotFound:
-            return False
-        return (live.get("status") or {}).get("availableReplicas", 0) >= 1
-
-    with ThreadPoolExecutor(max_workers=16) as pool:
-        return list(pool.map(running, conns))
-
-
 @dataclass
 class Trace:
     """Where one new workload's time went, in seconds after its apply: when each step began or ended as
@@ -701,11 +718,58 @@ class Trace:
         return trace
 
 
+class RunningWatch:
+    """Watches of one new Deployment, one in each cluster, opened before it is applied: when each
+    cluster's copy first had an available replica (as `kubectl rollout status` learns it, by a watch,
+    not by polls that would load the members the measure times)."""
+
+    def __init__(self, conns: list, name: str, timeout: float = 60.0) -> None:
+        self.name, self.timeout = name, timeout
+        self.seen: dict[str, float] = {}
+        self._open = threading.Semaphore(0)
+        self._lock = threading.Lock()
+        self._threads = [threading.Thread(target=self._watch, args=(c,), daemon=True) for c in conns]
+        for thread in self._threads:
+            thread.start()
+        for _ in conns:  # every watch open (or failed) before the apply
+            self._open.acquire(timeout=30)
+
+    def _watch(self, conn) -> None:
+        from clusters.k8s.errors import KubeError
+        from clusters.k8s.watch import watch_kind
+
+        try:
+            events = watch_kind(
+                conn,
+                "apps/v1",
+                "Deployment",
+                "",  # from now, with the current state first (none yet: it is not applied)
+                label_selector=f"app={self.name}",
+                timeout_seconds=int(self.timeout),
+                opened=self._open.release,
+            )
+            for event in events:
+                if (event.object.get("status") or {}).get("availableReplicas", 0) >= 1:
+                    with self._lock:
+                        self.seen[conn.name] = time.monotonic()
+                    return
+        except KubeError:
+            self._open.release()  # not seen: counted as the timeout
+
+    def wait(self, started: float) -> float:
+        """Seconds from `started` until the copy ran in every cluster (the timeout if one never did)."""
+        for thread in self._threads:
+            thread.join(max(0.0, started + self.timeout - time.monotonic()))
+        if len(self.seen) < len(self._threads):
+            return self.timeout
+        return max(self.seen.values()) - started
+
+
 def new_workload_latencies(
     conns: list, namespace: str, samples: int, prefix: str = "late", before_each=None, minutes: float = 0.0
 ) -> tuple[list[float], list[Trace]]:
-    """Seconds from apply until the copy runs in every cluster, each cluster asked until its copy is
-    seen running (`before_each()` is called before each apply). With `minutes`, samples go on, one
+    """Seconds from apply until the copy runs in every cluster, seen by a watch of each cluster opened
+    before the apply (`before_each()` is called before each apply). With `minutes`, samples go on, one
     every 2 s, until that long has passed and at least `samples` were taken."""
     latencies: list[float] = []
     seen: list[tuple[str, float, float]] = []
@@ -718,19 +782,10 @@ def new_workload_latencies(
         i += 1
         if before_each is not None:
             before_each()
+        watch = RunningWatch(conns, name)
         applied, started = time.time(), time.monotonic()
         apply_yaml(workloads_yaml(namespace, [name]))
-        waiting = list(conns)
-        while waiting:
-            # one cluster is asked until a copy runs somewhere (the applies go out together), then
-            # every cluster not seen running yet: the bench's GETs stay out of the path they time
-            asked = waiting if len(waiting) < len(conns) else waiting[:1]
-            running = dict(zip(map(id, asked), running_in(asked, name, namespace), strict=True))
-            waiting = [conn for conn in waiting if not running.get(id(conn))]
-            if not waiting or time.monotonic() - started > 60:
-                break
-            time.sleep(0.02)
-        latencies.append(time.monotonic() - started)
+        latencies.append(watch.wait(started))
         seen.append((name, applied, latencies[-1]))
     time.sleep(1)  # the last apply task's result is stored after its copies already run
     return latencies, [Trace.read(name, namespace, applied, took) for name, applied, took in seen]

@@ -87,14 +87,18 @@ def watch_kind(
     resource_version: str,
     label_selector: str = "",
     timeout_seconds: int = 300,
+    opened: Callable[[], None] | None = None,
 ) -> Iterator[WatchEvent]:
     """Events after `resource_version` until the server ends the watch; raises Expired on 410 Gone and
-    a KubeError when the connection fails (the caller reconnects)."""
+    a KubeError when the connection fails (the caller reconnects). `opened()` is called once the watch
+    is open (its headers in), before its first event."""
     info = resource_info(conn, api_version, kind)
     query = watch_query(resource_version, label_selector, timeout_seconds)
     client = api_client(conn, (5.0, WATCH_READ_TIMEOUT))
     with mapped_errors(conn.server):
         response = open_stream(client, object_path(info), query)
+        if opened is not None:
+            opened()
         try:
             for line in _lines(response.response):
                 event = json.loads(line)
