@@ -138,12 +138,15 @@ WATCHED = (
 )
 
 
-def fill(members: Members, names: list[str], deployments: int) -> float:
-    """Create ``deployments`` in each of ``names`` at once, a client each; membersim CPU s spent."""
+def fill(
+    members: Members, names: list[str], start: int, stop: int, writers: int = 0, drain: float = 1.0
+) -> float:
+    """Create Deployments ``app-{start}`` to ``app-{stop - 1}`` in each of ``names``, a client a cluster
+    (``writers`` of them at once: all when 0); membersim CPU s spent, the watches' draining included."""
 
-    def create_all(name: str) -> None:
-        conn, prefix = members.connect(name)
-        for index in range(deployments):
+    def create_range(name: str) -> None:
+        conn, prefix = members.connect(name)  # a connection a fill: one kept idle for minutes may go
+        for index in range(start, stop):
             request(
                 conn,
                 "POST",
@@ -153,9 +156,9 @@ def fill(members: Members, names: list[str], deployments: int) -> float:
         conn.close()
 
     cpu = members.cpu_seconds()
-    with ThreadPoolExecutor(max_workers=len(names)) as pool:
-        list(pool.map(create_all, names))
-    time.sleep(1.0)  # the watches drain what was written
+    with ThreadPoolExecutor(max_workers=writers or len(names)) as pool:
+        list(pool.map(create_range, names))
+    time.sleep(drain)  # the watches drain what was written
     return members.cpu_seconds() - cpu
 
 
@@ -190,30 +193,11 @@ def health_loop(members: Members, stop: threading.Event) -> None:
 def growth(members: Members, steps: list[int], writers: int = 16) -> list[tuple[int, int, float, float]]:
     """Fill every cluster to each of ``steps`` Deployments in turn; per step (from, to, membersim CPU ms
     per create over the step, over its last tenth)."""
-
-    def create_range(name: str, start: int, stop: int) -> None:
-        conn, prefix = members.connect(name)  # a connection a step: one kept idle for minutes may go
-        for index in range(start, stop):
-            request(
-                conn,
-                "POST",
-                f"{prefix}/apis/apps/v1/namespaces/default/deployments",
-                deployment(f"app-{index}"),
-            )
-        conn.close()
-
-    def fill_to(start: int, stop: int) -> float:
-        cpu = members.cpu_seconds()
-        with ThreadPoolExecutor(max_workers=writers) as pool:
-            list(pool.map(lambda name: create_range(name, start, stop), members.names))
-        time.sleep(0.5)  # the watches drain what was written
-        return members.cpu_seconds() - cpu
-
     rows, count = [], 0
     for step in steps:
         tail_from = max(count, step - max(1, (step - count) // 10))
-        body = fill_to(count, tail_from)
-        tail = fill_to(tail_from, step)
+        body = fill(members, members.names, count, tail_from, writers, drain=0.5)
+        tail = fill(members, members.names, tail_from, step, writers, drain=0.5)
         creates, tail_creates = (step - count) * len(members.names), (step - tail_from) * len(members.names)
         rows.append((count, step, (body + tail) * 1000 / creates, tail * 1000 / tail_creates))
         print(
@@ -277,8 +261,8 @@ def main() -> int:
                         target=watch_forever, args=(members, name, path, stop, events), daemon=True
                     ).start()
             time.sleep(1.0)
-            spent_plain = fill(members, plain, options.deployments)
-            spent_watched = fill(members, watched, options.deployments)
+            spent_plain = fill(members, plain, 0, options.deployments)
+            spent_watched = fill(members, watched, 0, options.deployments)
             creates = half * options.deployments
             relisted, listed = resync(members, watched)
             before = events[0]

@@ -11,8 +11,9 @@ from clusters.models import Cluster
 from core import priorities
 from karmada_ui.celery import route_task
 from scheduling import tasks
-from scheduling.models import PropagationPolicy, ResourceBinding, ResourceTemplate
+from scheduling.models import PropagationPolicy, ResourceBinding
 from tests.support.clusters import make_cluster
+from tests.support.templates import deployment_templates
 
 pytestmark = pytest.mark.django_db
 
@@ -21,18 +22,7 @@ def add_bindings(count: int) -> list[int]:
     policy = PropagationPolicy.objects.create(
         kind="PropagationPolicy", namespace="default", name="everywhere", spec={"placement": {}}
     )
-    templates = ResourceTemplate.objects.bulk_create(
-        ResourceTemplate(
-            api_version="apps/v1",
-            api_group="apps",
-            kind="Deployment",
-            namespace="default",
-            name=f"web-{i:03d}",
-            manifest={"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": f"web-{i:03d}"}},
-            policy=policy,
-        )
-        for i in range(count)
-    )
+    templates = deployment_templates(policy, (f"web-{i:03d}" for i in range(count)))
     bindings = ResourceBinding.objects.bulk_create(
         ResourceBinding(
             namespace="default", name=f"{t.name}-deployment", template=t, policy=policy, placement={}

@@ -7,7 +7,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from scheduling.models import PropagationPolicy, ResourceBinding, ResourceTemplate
+from scheduling.models import PropagationPolicy, ResourceBinding
+from tests.support.templates import deployment_templates
 
 pytestmark = pytest.mark.django_db
 
@@ -15,18 +16,7 @@ pytestmark = pytest.mark.django_db
 def add_workloads(policy: PropagationPolicy, first: int, count: int, clusters: int) -> None:
     """Deployments placed on `clusters` clusters, each ready on all but the last (which is Unhealthy)."""
     names = [f"member-{c:03d}" for c in range(clusters)]
-    templates = ResourceTemplate.objects.bulk_create(
-        ResourceTemplate(
-            api_version="apps/v1",
-            api_group="apps",
-            kind="Deployment",
-            namespace="default",
-            name=f"web-{i:03d}",
-            manifest={"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": f"web-{i:03d}"}},
-            policy=policy,
-        )
-        for i in range(first, first + count)
-    )
+    templates = deployment_templates(policy, (f"web-{i:03d}" for i in range(first, first + count)))
     bindings = []
     for template in templates:
         binding = ResourceBinding(
