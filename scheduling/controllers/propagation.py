@@ -249,8 +249,12 @@ def sync_bindings(binding_ids: list[int]) -> Synced:
     planned again under it (with the batch's inputs) and written in bulk. The keys found are stored in
     one statement at the end: a key says these Works are right for these inputs whenever it is written.
     """
+    # not the member status (every target's entry: ~73 kB a binding at 100 clusters), which a sync
+    # neither renders from nor writes; a locked sync reads its row in full
     bindings = list(
-        ResourceBinding.objects.select_related("template__policy", "policy").filter(pk__in=binding_ids)
+        ResourceBinding.objects.select_related("template__policy", "policy")
+        .defer("aggregated_status")
+        .filter(pk__in=binding_ids)
     )
     inputs = Inputs.load(bindings)
     stored = _stored_works(bindings)
