@@ -1312,8 +1312,9 @@ def record(rows: list[str], ok: bool) -> None:
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     verdict = "Within every target." if ok else "Outside a target."
     head = (
-        f"\n## bench_scale — {stamp}\n\nMachine: {machine()}; PostgreSQL, Redis, membersim in one process "
-        f"(single port), workers as docker-compose.yml starts them. {OPTIONS.clusters} clusters x "
+        f"\n## bench_scale — {stamp}\n\nMachine: {machine()}; PostgreSQL, Redis, membersim in "
+        f"{OPTIONS.member_processes} process(es) (a port each), workers as docker-compose.yml starts them. "
+        f"{OPTIONS.clusters} clusters x "
         f"{OPTIONS.workloads} Duplicated workloads; load average {LOAD_AT_START:.1f} at the start, "
         f"{os.getloadavg()[0]:.1f} at the end. {verdict}\n\n"
     )
