@@ -209,37 +209,6 @@ from scheduling.services import apply_yaml  # noqa: E402
 # ----------------------------------------------------------------------------------- processes
 
 
-def descendants(pid: int) -> list[int]:
-    """The pid and every process below it (celery's pool children included)."""
-    parents: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        parents.setdefault(ppid, []).append(int(entry.name))
-    found, todo = [], [pid]
-    while todo:
-        current = todo.pop()
-        found.append(current)
-        todo.extend(parents.get(current, []))
-    return found
-
-
-def cpu_seconds(pid: int) -> float:
-    total = 0
-    for one in descendants(pid):
-        try:
-            fields = Path(f"/proc/{one}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += int(fields[11]) + int(fields[12])  # utime + stime
-    return total / CLOCK_TICKS
-
-
 def process_table() -> tuple[dict[int, list[int]], dict[int, tuple[str, int]]]:
     """Every process: children by parent, and (command name, utime + stime ticks) by pid."""
     parents: dict[int, list[int]] = {}
@@ -264,18 +233,33 @@ def process_table() -> tuple[dict[int, list[int]], dict[int, tuple[str, int]]]:
     return parents, stats
 
 
+def _below(parents: dict[int, list[int]], pid: int) -> list[int]:
+    """The pid and every process below it in `parents` (children by parent)."""
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        todo.extend(parents.get(current, []))
+    return found
+
+
+def descendants(pid: int) -> list[int]:
+    """The pid and every process below it (celery's pool children included)."""
+    return _below(process_table()[0], pid)
+
+
+def cpu_seconds(pid: int) -> float:
+    parents, stats = process_table()
+    return sum(stats.get(one, ("", 0))[1] for one in _below(parents, pid)) / CLOCK_TICKS
+
+
 def cpu_by_process(stack: Stack) -> dict[str, float]:
     """CPU seconds so far of each of the stack's process groups, PostgreSQL (its server's processes,
     living and ended) and this benchmark, from one walk of /proc (cheap enough every few seconds)."""
     parents, stats = process_table()
     spent: dict[str, float] = {}
     for name, process in stack.processes.items():
-        todo, ticks = [process.pid], 0
-        while todo:
-            current = todo.pop()
-            ticks += stats.get(current, ("", 0))[1]
-            todo.extend(parents.get(current, []))
-        spent[name] = ticks / CLOCK_TICKS
+        spent[name] = sum(stats.get(one, ("", 0))[1] for one in _below(parents, process.pid)) / CLOCK_TICKS
     spent["postgres"] = sum(t for comm, t in stats.values() if comm == "postgres") / CLOCK_TICKS
     spent["bench"] = stats.get(os.getpid(), ("", 0))[1] / CLOCK_TICKS
     return spent
