@@ -111,3 +111,46 @@ def test_a_shared_plan_still_moves_every_binding_off_a_cluster_that_left(fleet):
     assert sorted(scheduler.schedule_dirty(ids)) == sorted(ids)
     for binding in ResourceBinding.objects.filter(pk__in=ids):
         assert sorted(binding.target_replicas()) == fleet_names(4)[1:]
+
+
+def reordered(fleet, ids: list[int]) -> None:
+    """The last cluster gains room: every Duplicated binding's candidate order (available replicas
+    descending) puts it first, the same targets in another order."""
+    fleet[-1].status = schedulable_status(pods=200)
+    fleet[-1].save()
+    marking.mark(ids)
+
+
+@pytest.mark.parametrize("count", [10, 30])
+def test_a_pass_writes_its_changed_plans_together_whatever_their_number(
+    fleet, count, django_assert_max_num_queries
+):
+    found = bindings(*[(f"app-{i}", "one", "everywhere", 1, "1m") for i in range(count)])
+    ids = [binding.pk for binding in found.values()]
+    reordered(fleet, ids)
+    with django_assert_max_num_queries(12):
+        assert sorted(scheduler.schedule_dirty(ids)) == sorted(ids)
+    for binding in ResourceBinding.objects.filter(pk__in=ids):
+        assert [c["name"] for c in binding.clusters] == [fleet[-1].name, *fleet_names(4)[:3]]
+        assert binding.summary_clusters == 4  # the same targets: the counts stand
+
+
+def test_a_pass_that_moves_targets_keeps_the_stored_counts_in_step(fleet):
+    found = bindings(*[(f"app-{i}", "one", "everywhere", 2, "1m") for i in range(3)])
+    ids = [binding.pk for binding in found.values()]
+    fleet[0].delete()
+    marking.mark(ids)
+    scheduler.schedule_dirty(ids)
+    for binding in ResourceBinding.objects.filter(pk__in=ids):
+        assert (binding.summary_clusters, binding.summary_desired) == (3, 6)
+        fresh = ResourceBinding.objects.get(pk=binding.pk)
+        assert fresh.refresh_counts() and fresh.counts == binding.counts  # as a full save would count
+
+
+def test_a_pass_leaves_a_binding_whose_plan_changes_nothing_unwritten(fleet):
+    found = bindings(*[(f"app-{i}", "one", "everywhere", 1, "1m") for i in range(3)])
+    ids = [binding.pk for binding in found.values()]
+    before = dict(ResourceBinding.objects.filter(pk__in=ids).values_list("pk", "updated_at"))
+    marking.mark(ids)
+    scheduler.schedule_dirty(ids)
+    assert dict(ResourceBinding.objects.filter(pk__in=ids).values_list("pk", "updated_at")) == before
