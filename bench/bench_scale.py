@@ -87,7 +87,7 @@ def parse_args() -> argparse.Namespace:
         type=float,
         default=0.0,
         help="the new-workload samples (not those during a re-plan) go on for this many minutes, one "
-        "every 2 s, at least --samples of them: the 5-minute periodic work falls among them",
+        "every 2 s, at least --samples of them: the periodic work (reconcile, resyncs) falls among them",
     )
     parser.add_argument(
         "--member-processes",
@@ -119,7 +119,7 @@ def parse_args() -> argparse.Namespace:
         "--quiet-minutes",
         type=int,
         default=0,
-        help="this many more quiet minutes, the watcher's CPU in each (its 5-minute resync among them)",
+        help="this many more quiet minutes, the watcher's CPU in each (its spread resyncs among them)",
     )
     options = parser.parse_args()
     if (
@@ -1109,13 +1109,13 @@ def fleet_phase(stack: Stack, members: list, conns: list, web: str, rows: list[s
     )
 
     if OPTIONS.quiet_minutes:
-        # The periodic work (the watcher's resync and the reconcile, every 5 minutes) falls in some
-        # minutes and not others: the target holds for the mean over all of them.
+        # The periodic work (the watchers' resyncs, spread over 15 minutes, and the 5-minute reconcile)
+        # falls in some minutes and not others: the target holds for the mean over all of them.
         engine_names = ["schedule", "propagate", "default", "watcher"]
         minutes = [idle_cpu(stack, engine_names, 60) for _ in range(OPTIONS.quiet_minutes)]
         watcher = " / ".join(f"{m['watcher']:.1f}" for m in minutes)
         note = (
-            f"| watcher CPU s/min in {len(minutes)} more quiet minutes (its resync every 5 min falls in "
+            f"| watcher CPU s/min in {len(minutes)} more quiet minutes (its resyncs, spread, fall in "
             f"them) | {watcher} | | | |"
         )
         print(note, flush=True)

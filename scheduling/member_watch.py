@@ -50,6 +50,12 @@ BATCH_WINDOW = 0.02
 BACKLOG_OBJECTS = 20_000
 # the kinds the Works hold are read again at least this often (seconds), else only when Works were added
 KINDS_AGAIN = 60.0
+# Seconds between two listings of a healthy watch: the safety net for what a watch cannot miss and the
+# watcher did not lose (a watch resumes from its resourceVersion or, on 410 Gone, lists again; a batch
+# lost to a database error or an event held past HELD_FOR lists its clusters again at once). Each
+# listing decodes every object of its kind, so the period sets a quiet fleet's cost: 100,000 copies and
+# 100,000 pods listed every 5 minutes were most of the watcher's CPU (bench/results.md).
+RESYNC = 900.0
 
 
 @dataclass(frozen=True)
@@ -189,7 +195,7 @@ class Watcher:
     def __init__(
         self,
         shard: Shard | None = None,
-        resync: float = 300.0,
+        resync: float = RESYNC,
         refresh: float = 5.0,
         watch_seconds: int = 300,
         on_batch: Callable[[member_state.Observed], None] | None = None,
@@ -308,9 +314,20 @@ class Watcher:
             return 0
         try:
             self._write(batch)
+        except DatabaseError:
+            self._lost({(item.cluster, item.api_version, item.kind) for item in batch})
+            raise
         finally:
             self.seen.done(batch)
         return len(batch)
+
+    def _lost(self, keys: set[tuple[str, str, str]]) -> None:
+        """What these (cluster, apiVersion, kind) reported was not written: their reflectors list again
+        now, not at their next resync."""
+        for key in keys:
+            entry = self.reflectors.get(key)
+            if entry is not None:
+                entry[0].relist_soon()
 
     def _write(self, batch: list[Seen]) -> None:
         observed = member_state.Observed()
@@ -357,6 +374,9 @@ class Watcher:
             for key, (since, kind, obj) in self.held.items()
             if now - since < HELD_FOR and key not in seen.waiting
         }
+        expired = [key for key, (since, _, _) in self.held.items() if now - since >= HELD_FOR]
+        if expired:  # their status is not written from these events: their clusters list again
+            self._lost(member_state.copy_kinds(expired))
         observed = member_state.observe_applied(again, judged=self.judged)
         self.held = {key: self.held[key] for key in (*observed.waiting, *seen.waiting)}
         return observed

@@ -66,6 +66,11 @@ class ListWatch:
         """No further turn; an open stream ends at the mux's next look."""
         self.stopping.set()
 
+    def relist_soon(self) -> None:
+        """What this watch reported was lost on its way (a database error dropped the batch, an event was
+        held past its bound): list again at the next turn; an open stream ends at its next event or look."""
+        self.relist_at = min(self.relist_at, time.monotonic())
+
     def _due(self) -> bool:
         return time.monotonic() >= self.relist_at
 

@@ -135,6 +135,14 @@ def watched_kinds(clusters: Iterable[str]) -> set[tuple[str, str, str]]:
     return {(str(c), str(v), str(k)) for c, v, k in rows}
 
 
+def copy_kinds(permanent_ids: Iterable[str]) -> set[KindKey]:
+    """(cluster, apiVersion, kind) of the copies of these Works (by permanent id)."""
+    rows = Work.objects.filter(permanent_id__in=list(permanent_ids)).values_list(
+        "cluster_name", "manifest__apiVersion", "manifest__kind"
+    )
+    return {(str(c), str(v), str(k)) for c, v, k in rows.distinct()}
+
+
 def observe_listing(
     cluster: str,
     api_version: str,

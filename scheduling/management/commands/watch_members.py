@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from scheduling.member_watch import Shard, Watcher
+from scheduling.member_watch import RESYNC, Shard, Watcher
 
 
 class Command(BaseCommand):
@@ -21,7 +21,10 @@ class Command(BaseCommand):
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--shard", default="0/1", help="i/n: watch the clusters whose name hashes to i")
         parser.add_argument(
-            "--resync", type=float, default=300.0, help="seconds between full listings (default 300)"
+            "--resync",
+            type=float,
+            default=RESYNC,
+            help=f"seconds between two listings of a healthy watch (default {RESYNC:g})",
         )
         parser.add_argument(
             "--refresh", type=float, default=5.0, help="seconds between looks for new clusters and kinds"

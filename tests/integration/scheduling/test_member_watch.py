@@ -8,6 +8,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from django.db import DatabaseError
 from django.utils import timezone
 
 from clusters.k8s import objects
@@ -120,6 +121,37 @@ def test_an_event_the_watch_never_delivered_is_repaired_by_the_resync(members, s
         assert watcher.counters.lists > listed and watcher.counters.expired == 0
     finally:
         watcher.close()
+
+
+def test_a_batch_lost_to_a_database_error_lists_its_cluster_again_at_once(members, watcher, monkeypatch):
+    until(watcher, lambda: watcher.counters.lists >= 2)
+    listed = watcher.counters.lists
+    conn = members["cluster-01"].connection()
+
+    def failing(batch):
+        raise DatabaseError("connection lost")
+
+    monkeypatch.setattr(watcher, "_write", failing)
+    objects.patch_object(conn, "apps/v1", "Deployment", "nginx", {"spec": {"replicas": 7}}, "default")
+    deadline = time.monotonic() + 10
+    with pytest.raises(DatabaseError):  # the event's batch is lost with its write
+        while time.monotonic() < deadline:
+            watcher.drain(timeout=0.2)
+    monkeypatch.undo()
+    # not at the resync 300 s on: the lost cluster's reflector lists again and the listing repairs it
+    until(watcher, lambda: replicas(members, "cluster-01") == 2, seconds=20)
+    assert watcher.counters.lists == listed + 1
+
+
+def test_an_event_held_past_its_bound_lists_its_cluster_again(members, watcher, monkeypatch):
+    until(watcher, lambda: watcher.counters.lists >= 2)
+    listed = watcher.counters.lists
+    work = Work.objects.get(cluster_name="cluster-01")
+    live = member_object(members["cluster-01"], "apps/v1", "Deployment", "nginx")
+    watcher.held[str(work.permanent_id)] = (time.monotonic() - 61.0, "MODIFIED", live)  # past HELD_FOR
+    watcher.drain(timeout=0)
+    assert not watcher.held
+    until(watcher, lambda: watcher.counters.lists == listed + 1)
 
 
 def seen_while_applying(members, watcher: Watcher, change=None) -> Work:

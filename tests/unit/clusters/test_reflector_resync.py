@@ -53,3 +53,14 @@ def test_watches_started_together_list_spread_over_the_period(clock):
     # ten windows of 30 s: each holds some of the 200 first resyncs, none holds most of them
     counts = [sum(1 for o in offsets if 30 * w <= o < 30 * (w + 1)) for w in range(10)]
     assert counts[0] < 20 and all(c < 40 for c in counts) and sum(counts[1:]) >= 180
+
+
+def test_relist_soon_makes_the_next_listing_due_now_and_never_later(clock):
+    w = watch()
+    w._listed("1")
+    assert not w._due()
+    w.relist_soon()
+    assert w._due()
+    w._listed("2")  # the listing that followed: the period starts again
+    clock.now += 299.0
+    assert not w._due()
