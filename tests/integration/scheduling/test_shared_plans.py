@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.utils import timezone
 
 from scheduling.controllers import detector, marking, scheduler
 from scheduling.controllers.planner_inputs import plan_key
@@ -154,3 +155,16 @@ def test_a_pass_leaves_a_binding_whose_plan_changes_nothing_unwritten(fleet):
     marking.mark(ids)
     scheduler.schedule_dirty(ids)
     assert dict(ResourceBinding.objects.filter(pk__in=ids).values_list("pk", "updated_at")) == before
+
+
+def test_a_binding_written_after_the_pass_read_it_is_planned_from_its_row_as_locked(fleet):
+    found = bindings(*[(f"app-{i}", "one", "everywhere", 1, "1m") for i in range(3)])
+    ids = sorted(binding.pk for binding in found.values())
+    reordered(fleet, ids)
+    read = {binding.pk: binding for binding in scheduler.pass_rows(ids)}
+    ResourceBinding.objects.filter(pk=ids[0]).update(replicas=3)  # another writer, after the read
+    shared = scheduler.Shared.load(list(read.values()))
+    assert scheduler._write_plans(ids, read, timezone.now(), shared) == ids
+    written = {b.pk: b for b in ResourceBinding.objects.filter(pk__in=ids)}
+    assert set(written[ids[0]].target_replicas().values()) == {3}  # not the replicas the pass read
+    assert set(written[ids[1]].target_replicas().values()) == {1}
