@@ -33,7 +33,8 @@ SYNC_BATCH = 100
 
 
 def lost_mark_age() -> timedelta:
-    """A dirty mark older than this has lost its task (a dead worker, a lost message): queue it again."""
+    """A dirty mark, or a Work out of sync, older than this has lost its task (a dead worker, a lost
+    message): queue it again."""
     return timedelta(seconds=settings.SCHEDULING_LOST_MARK_AFTER)
 
 
@@ -106,7 +107,7 @@ def reconcile(now: datetime | None = None, full: bool = False) -> ReconcilePlan:
     redetected = detect_moved(moved)
     plan.dirty += failover_pass(now)
     plan.schedule = schedule_triggers()
-    plan.apply += sync_moved(moved, redetected)
+    plan.apply += sync_moved(moved, redetected, now - lost_mark_age())
     for template in ResourceTemplate.objects.filter(deleting_since__isnull=False, binding__isnull=True):
         template.delete()
     # A watcher lists the copies of the clusters it confirms every resync and judges their events: the
@@ -161,15 +162,20 @@ def schedule_triggers() -> list[int]:
     return found
 
 
-def pending_works() -> list[int]:
-    """Every Work a member call must act on: to remove, or out of sync and not suspended (as a sync
-    returns them)."""
+def pending_works(written_before: datetime) -> list[int]:
+    """Every Work a member call must act on (to remove, or out of sync and not suspended, as a sync
+    returns them) that was last written before `written_before`: one written since has its apply on its
+    way (a seeding's Works, queued by the sync that wrote them), and queueing it again would only make
+    the member call twice; one whose apply task was lost is older by then."""
     in_sync = Q(applied=True, applied_hash=F("desired_hash"))
-    rows = Work.objects.filter(Q(deleting=True) | (Q(suspended=False) & ~in_sync)).order_by("pk")
+    rows = Work.objects.filter(Q(deleting=True) | (Q(suspended=False) & ~in_sync))
+    rows = rows.filter(updated_at__lt=written_before).order_by("pk")
     return list(rows.values_list("pk", flat=True).iterator(chunk_size=2000))
 
 
-def sync_moved(moved: reconcile_digests.Moved | None, redetected: set[int]) -> list[int]:
+def sync_moved(
+    moved: reconcile_digests.Moved | None, redetected: set[int], written_before: datetime
+) -> list[int]:
     """Sync the bindings whose sync inputs moved (and those detection just changed), in batches as the
     sync task does: inputs read once a batch (3.5x less CPU at 1,250 bindings); the Works to act on."""
     if moved is None:
@@ -184,7 +190,7 @@ def sync_moved(moved: reconcile_digests.Moved | None, redetected: set[int]) -> l
             settled = {pk: moved.sync[pk] for pk in synced.unchanged if pk in moved.sync}
             reconcile_digests.store(reconcile_digests.SYNC, settled)
     if moved is not None:  # the bindings left out have theirs too
-        pending += pending_works()
+        pending += pending_works(written_before)
     return pending
 
 

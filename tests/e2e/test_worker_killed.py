@@ -50,6 +50,7 @@ def test_a_worker_killed_mid_propagation_loses_and_duplicates_nothing(tmp_path):
         "CELERY_BROKER_URL": redis_db(os.environ["REDIS_URL"], 14),
         "CELERY_TASK_ALWAYS_EAGER": "0",
         "SCHEDULING_RECONCILE_INTERVAL": "10",
+        "SCHEDULING_LOST_MARK_AFTER": "10",
         "DJANGO_SETTINGS_MODULE": "karmada_ui.settings",
     }
     manage = [sys.executable, "manage.py"]

@@ -258,6 +258,7 @@ def fault_stack(tmp: Path, broker: str, database_url: str | None = None, **setti
         "CELERY_BROKER_URL": broker,
         "CELERY_TASK_ALWAYS_EAGER": "0",
         "SCHEDULING_RECONCILE_INTERVAL": "10",
+        "SCHEDULING_LOST_MARK_AFTER": "10",
         "DJANGO_SETTINGS_MODULE": "karmada_ui.settings",
         **settings,
     }

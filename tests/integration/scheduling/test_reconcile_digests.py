@@ -135,3 +135,14 @@ def test_a_policy_change_moves_every_binding_through_detection(members):
     moved = reconcile_digests.moved()
     assert set(moved.detect) == {b.pk for b in bindings}
     assert set(moved.sync) == {b.pk for b in bindings}
+
+
+def test_a_work_out_of_sync_is_queued_again_only_once_its_apply_could_have_been_lost(members):
+    binding = settled_fleet()[0]
+    work = Work.objects.filter(binding=binding).first()
+    # just written, its apply on its way (as a seeding's Works): the pass does not call the member twice
+    Work.objects.filter(pk=work.pk).update(applied=False, updated_at=timezone.now())
+    assert work.pk not in reconciling.reconcile().apply
+    # a minute on and still out of sync: its apply task was lost, the pass queues it
+    Work.objects.filter(pk=work.pk).update(updated_at=timezone.now() - reconciling.lost_mark_age())
+    assert work.pk in reconciling.reconcile().apply
