@@ -137,9 +137,7 @@ def _locked_rows(binding_ids: list[int], read: dict[int, ResourceBinding]) -> di
     read them when their row versions show no write since, read again under the lock otherwise."""
     locked = ResourceBinding.objects.select_for_update(of=("self",)).select_related("template", "policy")
     locked = locked.defer(*NOT_PLANNED).order_by("pk")
-    if connection.vendor != "postgresql" or not all(
-        hasattr(read.get(pk), "row_version") for pk in binding_ids
-    ):
+    if not all(hasattr(read.get(pk), "row_version") for pk in binding_ids):  # only PostgreSQL's rows have one
         return {b.pk: b for b in locked.filter(pk__in=binding_ids)}
     with connection.cursor() as cursor:
         # Only the model's own table name is interpolated; the ids are a parameter.
@@ -166,6 +164,11 @@ class Shared:
     snapshots: list[ClusterSnapshot]
     quota_namespaces: set[str]
     plans: dict[tuple[Any, ...], Plan] = field(default_factory=dict)
+
+    @property
+    def deleting(self) -> set[str]:
+        """The clusters being removed, as the triggers read them."""
+        return {s.name for s in self.snapshots if s.deleting}
 
     @classmethod
     def load(cls, bindings: list[ResourceBinding]) -> Shared:
@@ -232,7 +235,7 @@ def schedule_pass(bindings: list[ResourceBinding], now: datetime, shared: Shared
     binding."""
     changing = [binding.pk for binding in bindings if _settled(binding, shared)[0]]
     read = {binding.pk: binding for binding in bindings}
-    return _write_plans(changing, read, now, shared) if changing else []
+    return list(_write_plans(changing, read, now, shared)) if changing else []
 
 
 def _settled(binding: ResourceBinding, shared: Shared) -> tuple[bool, Plan | None]:
@@ -241,7 +244,7 @@ def _settled(binding: ResourceBinding, shared: Shared) -> tuple[bool, Plan | Non
 
     A binding never scheduled has no Scheduled condition, so no plan can leave it unchanged: the
     unlocked plan would only be made again under the lock (a new workload's path)."""
-    trigger = binding_trigger(binding, {s.name for s in shared.snapshots if s.deleting})
+    trigger = binding_trigger(binding, shared.deleting)
     if trigger is None:
         return False, None
     if trigger == EVERY_RECONCILE and binding.condition("Scheduled") is not None:
@@ -267,32 +270,41 @@ PLAN_FIELDS = (
 
 @transaction.atomic
 def _write_plans(
-    binding_ids: list[int], read: dict[int, ResourceBinding], now: datetime, shared: Shared
-) -> list[int]:
-    """The locked half of a pass, for the bindings whose unlocked plan changed something: every row
-    locked at once, each trigger and plan taken again under the lock (in the order given), the rows
-    written together; the ids written. A binding whose plan reads other bindings (its workload affinity
-    peers, its namespace's quota usage) is planned after what the pass planned before it is written."""
+    binding_ids: list[int],
+    read: dict[int, ResourceBinding],
+    now: datetime,
+    shared: Shared | None = None,
+    force: str = "",
+) -> dict[int, Plan | None]:
+    """The locked half of scheduling, for the bindings whose unlocked plan changed something (or whose
+    schedule `force` names a trigger for): every row locked at once, each trigger and plan taken again
+    under the lock (in the order given), the rows written together; each id written with its plan (None:
+    its spec does not parse, the SchedulerError written). A binding whose plan reads other bindings (its
+    workload affinity peers, its namespace's quota usage) is planned after what came before it is
+    written. Without `shared` (one binding's schedule) the clusters are read under the lock."""
     rows = _locked_rows(binding_ids, read)
-    deleting = {s.name for s in shared.snapshots if s.deleting}
-    written: list[int] = []
+    if shared is None:
+        shared = Shared.load(list(rows.values()))
+    deleting = shared.deleting
+    written: dict[int, Plan | None] = {}
     pending = _PlanWrites(now)
     for pk in binding_ids:
         binding = rows.get(pk)
-        trigger = binding_trigger(binding, deleting) if binding is not None else None
+        trigger = (force or binding_trigger(binding, deleting)) if binding is not None else None
         if binding is None or trigger is None:
             continue
         if shared.reads_others(binding):
             pending.flush()
         started = time.monotonic()
-        written.append(pk)
         try:
             result = shared.plan(binding)
         except InputError as exc:
             set_condition(binding, "Scheduled", False, "SchedulerError", f"{exc.path}: {exc.message}", now)
             pending.add(binding, counted=False)
+            written[pk] = None
             _count_attempt(trigger, False, started)
             continue
+        written[pk] = result
         before = binding.target_replicas()
         previous_error = (binding.condition("Scheduled") or {}).get("reason")
         _set_plan(binding, result, now)
@@ -362,46 +374,8 @@ def _schedule(binding_id: int, now: datetime, force: str) -> tuple[Plan | None, 
         needs_write, settled = _settled(binding, Shared.load([binding]))
         if not needs_write:
             return settled, False
-    result = _schedule_locked(binding_id, now, force)
+    result = _write_plans([binding_id], {}, now, force=force).get(binding_id)
     return result, result is not None
-
-
-@transaction.atomic
-def _schedule_locked(binding_id: int, now: datetime, force: str) -> Plan | None:
-    binding = (
-        ResourceBinding.objects.select_for_update(of=("self",))
-        .select_related("template", "policy")
-        .filter(pk=binding_id)
-        .first()
-    )
-    if binding is None:
-        return None
-    snapshots = load_snapshots()
-    deleting = {s.name for s in snapshots if s.deleting}
-    trigger = force or binding_trigger(binding, deleting)
-    if trigger is None:
-        return None
-    started = time.monotonic()
-    try:
-        placement = planner_placement(binding)
-        inputs = planner_binding(binding)
-    except InputError as exc:
-        set_condition(binding, "Scheduled", False, "SchedulerError", f"{exc.path}: {exc.message}", now)
-        binding.save(update_fields=["conditions", "updated_at"])
-        _count_attempt(trigger, False, started)
-        return None
-    quotas = binding_quotas(binding)
-    result = plan(snapshots, placement, inputs, peers=binding_peers(binding), quotas=quotas)
-    before = binding.target_replicas()
-    previous_error = (binding.condition("Scheduled") or {}).get("reason")
-    _set_plan(binding, result, now)
-    binding.save()
-    after = binding.target_replicas()
-    changed = before != after or previous_error != (binding.condition("Scheduled") or {}).get("reason")
-    if changed or trigger != "NotWorkloadOrDuplicated":
-        _record(binding, result, trigger, before, after)
-    _count_attempt(trigger, result.ok, started)
-    return result
 
 
 def _count_attempt(trigger: str, ok: bool, started: float) -> None:

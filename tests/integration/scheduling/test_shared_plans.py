@@ -164,7 +164,7 @@ def test_a_binding_written_after_the_pass_read_it_is_planned_from_its_row_as_loc
     read = {binding.pk: binding for binding in scheduler.pass_rows(ids)}
     ResourceBinding.objects.filter(pk=ids[0]).update(replicas=3)  # another writer, after the read
     shared = scheduler.Shared.load(list(read.values()))
-    assert scheduler._write_plans(ids, read, timezone.now(), shared) == ids
+    assert list(scheduler._write_plans(ids, read, timezone.now(), shared)) == ids
     written = {b.pk: b for b in ResourceBinding.objects.filter(pk__in=ids)}
     assert set(written[ids[0]].target_replicas().values()) == {3}  # not the replicas the pass read
     assert set(written[ids[1]].target_replicas().values()) == {1}
