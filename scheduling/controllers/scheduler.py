@@ -6,6 +6,7 @@ import copy
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
 from django.db import connection, transaction
@@ -165,7 +166,7 @@ class Shared:
     quota_namespaces: set[str]
     plans: dict[tuple[Any, ...], Plan] = field(default_factory=dict)
 
-    @property
+    @cached_property
     def deleting(self) -> set[str]:
         """The clusters being removed, as the triggers read them."""
         return {s.name for s in self.snapshots if s.deleting}
