@@ -60,7 +60,8 @@ def test_redis_restarted_mid_propagation_loses_and_duplicates_nothing(tmp_path):
     redis.start()
     try:
         with fault_stack(tmp_path, redis.url) as stack:
-            stack.start_worker("worker")
+            # Supervised as compose runs it: a worker that exits on losing its broker is started again.
+            stack.start_worker("worker", restart_on_exit=True)
             stack.apply(WORKLOADS)
             started = time.monotonic()
             stack.wait_for_copies(40, DEADLINE_S)
@@ -70,5 +71,6 @@ def test_redis_restarted_mid_propagation_loses_and_duplicates_nothing(tmp_path):
             time.sleep(2)  # the worker and its beat find the broker gone
             redis.start()
             stack.settle(WORKLOADS, started, DEADLINE_S)
+            print(f"worker restarts: {stack.restarts}")
     finally:
         redis.stop()

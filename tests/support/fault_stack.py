@@ -9,6 +9,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -147,14 +148,25 @@ class Stack:
     tmp: Path
     db: Database
     workers: list[subprocess.Popen] = field(default_factory=list)
+    restarts: int = 0
+    _supervised: dict[str, tuple[list[str], subprocess.Popen]] = field(default_factory=dict)
+    _supervisor: threading.Thread | None = None
+    _stopping: threading.Event = field(default_factory=threading.Event)
 
     def manage(self, *args: str, **kwargs: Any) -> subprocess.CompletedProcess:
         kwargs.setdefault("check", True)
         return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=self.env, **kwargs)
 
     def start_worker(
-        self, log: str, queues: str = ALL_QUEUES, beat: bool = True, concurrency: int = 2
+        self,
+        log: str,
+        queues: str = ALL_QUEUES,
+        beat: bool = True,
+        concurrency: int = 2,
+        restart_on_exit: bool = False,
     ) -> subprocess.Popen:
+        """A Celery worker; with `restart_on_exit` it is started again whenever it exits, as compose's
+        `restart: unless-stopped` does in production."""
         argv = [sys.executable, "-m", "celery", "-A", "karmada_ui", "worker", "-n", f"{log}@%h"]
         if beat:
             argv += ["-B", "-s", str(self.tmp / "beat")]
@@ -168,14 +180,32 @@ class Stack:
             "-l",
             "WARNING",
         ]
-        return self.start(log, argv)
+        process = self.start(log, argv)
+        if restart_on_exit:
+            self._supervised[log] = (argv, process)
+            if self._supervisor is None:
+                self._supervisor = threading.Thread(target=self._supervise, daemon=True)
+                self._supervisor.start()
+        return process
+
+    def _supervise(self) -> None:
+        while not self._stopping.wait(0.2):
+            for log, (argv, process) in list(self._supervised.items()):
+                if process.poll() is not None and not self._stopping.is_set():
+                    self.restarts += 1
+                    self._supervised[log] = (argv, self.start(log, argv, append=True))
+
+    def stop_supervising(self) -> None:
+        self._stopping.set()
+        if self._supervisor is not None:
+            self._supervisor.join(timeout=5)
 
     def start_watcher(self) -> subprocess.Popen:
         """The member watcher (`manage.py watch_members`), stopped with the workers."""
         return self.start("watcher", [sys.executable, "manage.py", "watch_members"])
 
-    def start(self, log: str, argv: list[str]) -> subprocess.Popen:
-        with open(self.tmp / f"{log}.log", "w") as out:
+    def start(self, log: str, argv: list[str], append: bool = False) -> subprocess.Popen:
+        with open(self.tmp / f"{log}.log", "a" if append else "w") as out:
             process = subprocess.Popen(
                 argv, cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
             )
@@ -273,6 +303,7 @@ def fault_stack(tmp: Path, broker: str, database_url: str | None = None, **setti
         try:
             yield stack
         finally:
+            stack.stop_supervising()
             for worker in stack.workers:
                 kill_group(worker, signal.SIGTERM)
             db.drop()
