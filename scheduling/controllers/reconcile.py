@@ -184,11 +184,12 @@ def sync_moved(
         ids = sorted(set(moved.sync) | redetected)
     pending: list[int] = []
     for start in range(0, len(ids), SYNC_BATCH):
-        synced = propagation.sync_bindings(ids[start : start + SYNC_BATCH])
+        batch = ids[start : start + SYNC_BATCH]
+        # inputs as the sync reads them, outputs as it leaves them: a binding it wrote is settled too
+        settled = reconcile_digests.Settled(reconcile_digests.SYNC, batch if moved is not None else [])
+        synced = propagation.sync_bindings(batch)
         pending += [work_id for works in synced.pending.values() for work_id in works]
-        if moved is not None:
-            settled = {pk: moved.sync[pk] for pk in synced.unchanged if pk in moved.sync}
-            reconcile_digests.store(reconcile_digests.SYNC, settled)
+        settled.store(synced.pending)
     if moved is not None:  # the bindings left out have theirs too
         pending += pending_works(written_before)
     return pending
@@ -203,6 +204,7 @@ def aggregate_moved(moved: reconcile_digests.Moved | None, now: datetime) -> Non
         ids = sorted(moved.aggregate)
     for start in range(0, len(ids), SYNC_BATCH):
         part = ids[start : start + SYNC_BATCH]
+        # the digest stored is of the status as written, not as found: the next pass does not redo it
+        settled = reconcile_digests.Settled(reconcile_digests.AGGREGATE, part if moved is not None else [])
         propagation.aggregate_bindings(part, now)
-        if moved is not None:
-            reconcile_digests.store(reconcile_digests.AGGREGATE, {pk: moved.aggregate[pk] for pk in part})
+        settled.store(part)

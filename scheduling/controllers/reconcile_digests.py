@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import hashlib
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from django.db import connection, models
@@ -47,33 +48,109 @@ SHARED_SQL = (
     "FROM {templates} t WHERE t.api_group = %s AND t.kind = %s)))"
 )
 
-# One row per binding: its three current digests beside the stored ones. NULLs are written out (a
-# concat_ws would drop them and let two different rows digest alike).
+# What each step reads (its inputs) and what it writes (its outputs), as SQL over a binding `b`, its
+# template `t` and its Works grouped `w`. A stored digest is whole(inputs, outputs): the inputs as the
+# step read them before it ran, its outputs as it left them, so that a step that wrote is settled at once
+# and an input that moved while it ran still differs. NULLs are written out (a concat_ws would drop them
+# and let two different rows digest alike); `%s::text` is the shared digest.
 COUNTS = ", ".join(f"b.{column}" for column in COUNT_COLUMNS)
-DIGESTS_SQL = (
-    "SELECT b.id, b.template_id, b.detect_digest, b.sync_digest, b.aggregate_digest, "
-    "md5(concat_ws('|', %s::text, t.manifest::text, t.generation, coalesce(t.policy_id, 0), "
-    "coalesce(t.deleting_since::text, '-'), coalesce(b.policy_id, 0), b.template_generation, b.replicas, "
+INPUTS = {
+    DETECT: "%s::text, t.manifest::text, t.generation, coalesce(t.deleting_since::text, '-')",
+    SYNC: "%s::text, b.kind, b.namespace, b.name, b.permanent_id, b.conflict_resolution, b.replicas, "
+    "b.placement::text, b.clusters::text, coalesce(b.suspension::text, '-'), "
+    "b.graceful_eviction_tasks::text, b.propagate_deps, t.uid, t.api_version, t.kind, t.namespace, "
+    "t.name, t.generation, t.manifest::text, coalesce(t.policy_id, 0), "
+    "coalesce(t.deleting_since::text, '-')",
+    AGGREGATE: "b.clusters::text, b.replicas, t.manifest::text, t.generation, coalesce(w.status, '-')",
+}
+OUTPUTS = {
+    DETECT: "coalesce(t.policy_id, 0), coalesce(b.policy_id, 0), b.template_generation, b.replicas, "
     "coalesce(b.replica_requirements::text, '-'), b.placement::text, b.scheduler_name, "
     "b.conflict_resolution, b.propagate_deps, b.preserve_resources_on_deletion, "
     "coalesce(b.suspension::text, '-'), b.suspension_holds::text, coalesce(b.schedule_priority::text, '-'), "
-    "coalesce(b.workload_affinity_groups::text, '-'), coalesce(b.failover::text, '-'))), "
-    "md5(concat_ws('|', %s::text, b.kind, b.namespace, b.name, b.permanent_id, b.rendered_key, "
-    "b.conflict_resolution, b.replicas, b.placement::text, b.clusters::text, "
-    "coalesce(b.suspension::text, '-'), b.graceful_eviction_tasks::text, b.propagate_deps, "
-    "t.uid, t.api_version, t.kind, t.namespace, t.name, t.generation, t.manifest::text, "
-    "coalesce(t.policy_id, 0), coalesce(t.deleting_since::text, '-'), coalesce(w.render, '-'))), "
-    "md5(concat_ws('|', b.clusters::text, b.replicas, b.aggregated_status::text, b.conditions::text, "
-    "{counts}, t.manifest::text, t.generation, t.status::text, coalesce(w.status, '-'))) "
+    "coalesce(b.workload_affinity_groups::text, '-'), coalesce(b.failover::text, '-')",
+    SYNC: "b.rendered_key, coalesce(w.render, '-')",
+    AGGREGATE: f"b.aggregated_status::text, b.conditions::text, {COUNTS}, coalesce(t.status::text, '-')",
+}
+WORK_GROUPS = {
+    "render": "string_agg(concat_ws('|', id, cluster_name, permanent_id, desired_hash, deleting, suspended, "
+    "applied_overrides::text), ',' ORDER BY id) AS render",
+    "status": "string_agg(concat_ws('|', id, cluster_name, deleting, "
+    "applied AND applied_hash = desired_hash, health, status::text, status_at IS NULL, applied_message), "
+    "',' ORDER BY id) AS status",
+}
+
+
+def _md5(columns: str) -> str:
+    return f"md5(concat_ws('|', {columns}))"
+
+
+def _whole(step: str) -> str:
+    return f"md5({_md5(INPUTS[step])} || '|' || {_md5(OUTPUTS[step])})"
+
+
+def _works_join(groups: list[str], where: str) -> str:
+    """The Works of the bindings `where` selects (on binding_id), grouped into the columns named."""
+    if not groups:
+        return ""
+    columns = ", ".join(WORK_GROUPS[name] for name in groups)
+    return (
+        # Only this module's constant SQL is interpolated here; every value is a parameter.
+        f"LEFT JOIN (SELECT binding_id, {columns} FROM {{works}} WHERE {where} GROUP BY binding_id) w "  # noqa: S608
+        "ON w.binding_id = b.id "
+    )
+
+
+# One row per binding: its three stored digests beside the current ones.
+DIGESTS_SQL = (
+    "SELECT b.id, b.template_id, b.detect_digest, b.sync_digest, b.aggregate_digest, "  # noqa: S608
+    f"{_whole(DETECT)}, {_whole(SYNC)}, {_whole(AGGREGATE)} "
     "FROM {bindings} b JOIN {templates} t ON t.id = b.template_id "
-    "LEFT JOIN (SELECT binding_id, "
-    "string_agg(concat_ws('|', id, cluster_name, permanent_id, desired_hash, deleting, suspended, "
-    "applied_overrides::text), ',' ORDER BY id) AS render, "
-    "string_agg(concat_ws('|', id, cluster_name, deleting, applied AND applied_hash = desired_hash, health, "
-    "status::text, status_at IS NULL, applied_message), ',' ORDER BY id) AS status "
-    "FROM {works} WHERE binding_id >= %s AND binding_id < %s GROUP BY binding_id) w ON w.binding_id = b.id "
-    "WHERE b.id >= %s AND b.id < %s ORDER BY b.id"
+    + _works_join(["render", "status"], "binding_id >= %s AND binding_id < %s")
+    + "WHERE b.id >= %s AND b.id < %s ORDER BY b.id"
 )
+
+
+def whole(inputs: str, outputs: str) -> str:
+    """The digest stored for a step: its inputs' and outputs' digests together, as _whole computes it."""
+    return hashlib.md5(f"{inputs}|{outputs}".encode(), usedforsecurity=False).hexdigest()
+
+
+def part_digests(step: str, part: str, ids: list[int]) -> dict[int, str]:
+    """The digest of one `part` (INPUTS or OUTPUTS) of `step` for the bindings given, in one statement."""
+    expression = (INPUTS if part == "inputs" else OUTPUTS)[step]
+    groups = [name for name in WORK_GROUPS if f"w.{name}" in expression]
+    # Only this module's constant SQL and quoted identifiers are interpolated; every value is a parameter.
+    select = f"SELECT b.id, {_md5(expression)} "
+    sql = (
+        select
+        + "FROM {bindings} b JOIN {templates} t ON t.id = b.template_id "
+        + _works_join(groups, "binding_id = ANY(%s)")
+        + "WHERE b.id = ANY(%s)"
+    ).format(bindings=_table(ResourceBinding), templates=_table(ResourceTemplate), works=_table(Work))
+    params: list[object] = [shared_digest()] if "%s::text" in expression else []
+    params += [ids] * (2 if groups else 1)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return {pk: str(digest) for pk, digest in cursor.fetchall()}
+
+
+class Settled:
+    """One step's run over some bindings: their inputs digested before it reads them; `store` digests
+    its outputs once it has written and records the bindings as settled by it."""
+
+    def __init__(self, step: str, ids: list[int]) -> None:
+        if step not in STEPS:
+            raise ValueError(step)
+        self.step = step
+        self.inputs = part_digests(step, "inputs", ids) if supported() and ids else {}
+
+    def store(self, ids: Iterable[int]) -> None:
+        wanted = [pk for pk in ids if pk in self.inputs]
+        if not wanted:
+            return
+        outputs = part_digests(self.step, "outputs", wanted)
+        store(self.step, {pk: whole(self.inputs[pk], out) for pk, out in outputs.items()})
 
 
 @dataclass

@@ -146,3 +146,35 @@ def test_a_work_out_of_sync_is_queued_again_only_once_its_apply_could_have_been_
     # a minute on and still out of sync: its apply task was lost, the pass queues it
     Work.objects.filter(pk=work.pk).update(updated_at=timezone.now() - reconciling.lost_mark_age())
     assert work.pk in reconciling.reconcile().apply
+
+
+def test_a_binding_a_pass_wrote_is_settled_by_that_pass(members):
+    bindings = settled_fleet()
+    # statuses and Works left stale unseen: the pass writes both, and stores what it wrote
+    Work.objects.filter(binding=bindings[0]).update(desired_hash="0" * 64)
+    ResourceBinding.objects.filter(pk=bindings[1].pk).update(aggregated_status=[])
+    moved = reconcile_digests.moved()
+    assert (set(moved.sync), set(moved.aggregate)) == ({bindings[0].pk}, {b.pk for b in bindings})
+    reconciling.reconcile()
+    moved = reconcile_digests.moved()
+    assert (moved.detect, moved.sync, moved.aggregate) == ({}, {}, {})
+
+
+def test_an_input_that_moves_while_a_step_runs_is_left_to_the_next_pass(members):
+    binding = settled_fleet()[0]
+    settled = reconcile_digests.Settled(reconcile_digests.AGGREGATE, [binding.pk])
+    # a Work's health moves after the step read its inputs, before it stored what it wrote
+    Work.objects.filter(binding=binding).update(health="Unhealthy")
+    settled.store([binding.pk])
+    assert set(reconcile_digests.moved().aggregate) == {binding.pk}
+    reconciling.reconcile()  # reads the members back (health as they report it) and aggregates again
+    binding.refresh_from_db()
+    health = {entry["clusterName"]: entry["health"] for entry in binding.aggregated_status}
+    assert health == dict(Work.objects.filter(binding=binding).values_list("cluster_name", "health"))
+    assert reconcile_digests.moved().aggregate == {}
+
+
+def test_an_output_changed_after_it_was_stored_is_found(members):
+    binding = settled_fleet()[0]
+    ResourceBinding.objects.filter(pk=binding.pk).update(rendered_key="stale")
+    assert set(reconcile_digests.moved().sync) == {binding.pk}
