@@ -186,7 +186,9 @@ def sync_moved(
     for start in range(0, len(ids), SYNC_BATCH):
         batch = ids[start : start + SYNC_BATCH]
         # inputs as the sync reads them, outputs as it leaves them: a binding it wrote is settled too
-        settled = reconcile_digests.Settled(reconcile_digests.SYNC, batch if moved is not None else [])
+        settled = reconcile_digests.Settled(
+            reconcile_digests.SYNC, batch if moved is not None else [], moved.shared if moved else None
+        )
         synced = propagation.sync_bindings(batch)
         pending += [work_id for works in synced.pending.values() for work_id in works]
         settled.store(synced.pending)

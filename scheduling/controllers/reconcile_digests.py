@@ -116,9 +116,8 @@ def whole(inputs: str, outputs: str) -> str:
     return hashlib.md5(f"{inputs}|{outputs}".encode(), usedforsecurity=False).hexdigest()
 
 
-def part_digests(step: str, part: str, ids: list[int]) -> dict[int, str]:
-    """The digest of one `part` (INPUTS or OUTPUTS) of `step` for the bindings given, in one statement."""
-    expression = (INPUTS if part == "inputs" else OUTPUTS)[step]
+def part_digests(expression: str, ids: list[int], shared: str) -> dict[int, str]:
+    """The digest of one INPUTS or OUTPUTS `expression` for the bindings given, in one statement."""
     groups = [name for name in WORK_GROUPS if f"w.{name}" in expression]
     # Only this module's constant SQL and quoted identifiers are interpolated; every value is a parameter.
     select = f"SELECT b.id, {_md5(expression)} "
@@ -128,7 +127,7 @@ def part_digests(step: str, part: str, ids: list[int]) -> dict[int, str]:
         + _works_join(groups, "binding_id = ANY(%s)")
         + "WHERE b.id = ANY(%s)"
     ).format(bindings=_table(ResourceBinding), templates=_table(ResourceTemplate), works=_table(Work))
-    params: list[object] = [shared_digest()] if "%s::text" in expression else []
+    params: list[object] = [shared] if "%s::text" in expression else []
     params += [ids] * (2 if groups else 1)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
@@ -139,17 +138,23 @@ class Settled:
     """One step's run over some bindings: their inputs digested before it reads them; `store` digests
     its outputs once it has written and records the bindings as settled by it."""
 
-    def __init__(self, step: str, ids: list[int]) -> None:
+    def __init__(self, step: str, ids: list[int], shared: str | None = None) -> None:
+        """`shared`: the shared digest as the pass read it (moved().shared), else read now; one read
+        earlier than the step's is safe, as a change since then still differs at the next pass."""
         if step not in STEPS:
             raise ValueError(step)
         self.step = step
-        self.inputs = part_digests(step, "inputs", ids) if supported() and ids else {}
+        self.inputs: dict[int, str] = {}
+        if supported() and ids:
+            needs_shared = "%s::text" in INPUTS[step]
+            shared = shared if shared is not None or not needs_shared else shared_digest()
+            self.inputs = part_digests(INPUTS[step], ids, shared or "")
 
     def store(self, ids: Iterable[int]) -> None:
         wanted = [pk for pk in ids if pk in self.inputs]
         if not wanted:
             return
-        outputs = part_digests(self.step, "outputs", wanted)
+        outputs = part_digests(OUTPUTS[self.step], wanted, "")
         store(self.step, {pk: whole(self.inputs[pk], out) for pk, out in outputs.items()})
 
 
@@ -162,6 +167,7 @@ class Moved:
     sync: dict[int, str] = field(default_factory=dict)
     aggregate: dict[int, str] = field(default_factory=dict)
     templates: dict[int, int] = field(default_factory=dict)  # binding id -> template id, for `detect`
+    shared: str = ""  # the shared digest the pass read, for the steps' Settled
 
 
 def shared_digest() -> str:
@@ -196,7 +202,7 @@ def moved() -> Moved:
         works=_table(Work),
         counts=COUNTS,
     )
-    found = Moved()
+    found = Moved(shared=shared)
     with connection.cursor() as cursor:
         for start, end in _ranges():
             cursor.execute(sql, [shared, shared, start, end, start, end])
