@@ -11,7 +11,16 @@ from celery import shared_task
 from django.db import transaction
 
 from core import priorities
-from scheduling.controllers import detector, dispatch, marking, propagation, rebalancing, rollouts, scheduler
+from scheduling.controllers import (
+    detector,
+    dispatch,
+    marking,
+    propagation,
+    rebalancing,
+    reconcile_digests,
+    rollouts,
+    scheduler,
+)
 from scheduling.controllers import reconcile as reconciling
 
 # Works are applied in chunks: one task, many member calls in parallel.
@@ -150,14 +159,12 @@ def sync_bindings(binding_ids: list[int], bulk: bool = False) -> None:
     pending = synced.pending
     enqueue_works([work_id for binding_id in binding_ids for work_id in pending.get(binding_id, [])], bulk)
     # nothing to apply: aggregate now (e.g. a cluster left the targets); a binding whose render key held
-    # changed nothing its status is aggregated from
-    propagation.aggregate_bindings(
-        {
-            binding_id
-            for binding_id, works in pending.items()
-            if not works and binding_id not in synced.unchanged
-        }
-    )
+    # changed no Work, but a re-plan may have reordered its clusters, which its status follows: those
+    # whose aggregation moved since it last ran
+    idle = {binding_id for binding_id, works in pending.items() if not works}
+    rendered = idle - synced.unchanged
+    moved = reconcile_digests.unsettled(reconcile_digests.AGGREGATE, sorted(idle & synced.unchanged))
+    propagation.aggregate_bindings(rendered | set(moved))
     for binding_id in rollouts.active_binding_ids(binding_ids=binding_ids):
         after_commit(advance_rollout, binding_id)  # a rollout started, or its members' status moved
 

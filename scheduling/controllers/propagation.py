@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from clusters.k8s import objects
 from clusters.models import Cluster
-from scheduling.controllers import drift_events, render_keys, rollouts
+from scheduling.controllers import drift_events, reconcile_digests, render_keys, rollouts
 from scheduling.controllers.planner_inputs import cluster_identity
 from scheduling.controllers.scheduler import set_condition
 from scheduling.controllers.status_writes import StatusWrites
@@ -239,7 +239,7 @@ def _stored_works(bindings: list[ResourceBinding]) -> dict[int, StoredWorks]:
     return found
 
 
-def sync_bindings(binding_ids: list[int]) -> Synced:
+def sync_bindings(binding_ids: list[int], shared: str | None = None) -> Synced:
     """Bring each binding's Works to what its clusters, template and overrides say.
 
     The bindings, their Works, the target clusters and the override policies are read once for the
@@ -248,7 +248,11 @@ def sync_bindings(binding_ids: list[int]) -> Synced:
     written. The others are rendered without a lock; only a binding with a change takes its lock, is
     planned again under it (with the batch's inputs) and written in bulk. The keys found are stored in
     one statement at the end: a key says these Works are right for these inputs whenever it is written.
+
+    Each binding synced is recorded settled (reconcile_digests), so that the safety net does not sync it
+    again until an input moves; `shared`: the shared digest as a reconcile pass read it.
     """
+    settled = reconcile_digests.Settled(reconcile_digests.SYNC, binding_ids, shared)
     # not the member status (every target's entry: ~73 kB a binding at 100 clusters), which a sync
     # neither renders from nor writes; a locked sync reads its row in full
     bindings = list(
@@ -296,6 +300,7 @@ def sync_bindings(binding_ids: list[int]) -> Synced:
         if locked is not None:
             result.pending[binding_id], keys[binding_id] = locked
     _store_keys({pk: key for pk, key in keys.items() if key})
+    settled.store(result.pending)
     return result
 
 
@@ -572,15 +577,19 @@ AGGREGATE_BATCH = 100
 
 def aggregate_bindings(binding_ids: Iterable[int], now: datetime | None = None) -> None:
     """Aggregate the bindings whose Works' status just changed (after a dispatch or a member read),
-    AGGREGATE_BATCH at a time, in id order as every writer of many bindings takes them."""
+    AGGREGATE_BATCH at a time, in id order as every writer of many bindings takes them; each recorded
+    settled (reconcile_digests) with the status as written, so that the safety net leaves it alone until
+    an input moves."""
     ids = sorted(set(binding_ids))
     for start in range(0, len(ids), AGGREGATE_BATCH):
         part = ids[start : start + AGGREGATE_BATCH]
+        settled = reconcile_digests.Settled(reconcile_digests.AGGREGATE, part)
         bindings = ResourceBinding.objects.filter(pk__in=part).select_related("template")
         # the Works' status columns only, as rows: not their manifests, not whole models
         states = work_states(part)
         for binding in bindings.order_by("pk"):
             aggregate_status(binding, now, states.get(binding.pk, []))
+        settled.store(part)
 
 
 def aggregate_binding(binding_id: int) -> None:

@@ -184,14 +184,10 @@ def sync_moved(
         ids = sorted(set(moved.sync) | redetected)
     pending: list[int] = []
     for start in range(0, len(ids), SYNC_BATCH):
-        batch = ids[start : start + SYNC_BATCH]
-        # inputs as the sync reads them, outputs as it leaves them: a binding it wrote is settled too
-        settled = reconcile_digests.Settled(
-            reconcile_digests.SYNC, batch if moved is not None else [], moved.shared if moved else None
-        )
-        synced = propagation.sync_bindings(batch)
+        # each synced binding is recorded settled by the sync (inputs as it read them, outputs as it
+        # left them), with the shared digest this pass read
+        synced = propagation.sync_bindings(ids[start : start + SYNC_BATCH], moved.shared if moved else None)
         pending += [work_id for works in synced.pending.values() for work_id in works]
-        settled.store(synced.pending)
     if moved is not None:  # the bindings left out have theirs too
         pending += pending_works(written_before)
     return pending
@@ -199,14 +195,10 @@ def sync_moved(
 
 def aggregate_moved(moved: reconcile_digests.Moved | None, now: datetime) -> None:
     """aggregate_status for the bindings whose Works, spec or stored status moved (every binding without
-    digests), SYNC_BATCH at a time; their Works as aggregate_status reads them, never their manifests."""
+    digests), as aggregate_bindings does them: in batches, their Works as aggregate_status reads them
+    (never their manifests), each recorded settled with its status as written."""
     if moved is None:
         ids = list(ResourceBinding.objects.order_by("pk").values_list("pk", flat=True))
     else:
         ids = sorted(moved.aggregate)
-    for start in range(0, len(ids), SYNC_BATCH):
-        part = ids[start : start + SYNC_BATCH]
-        # the digest stored is of the status as written, not as found: the next pass does not redo it
-        settled = reconcile_digests.Settled(reconcile_digests.AGGREGATE, part if moved is not None else [])
-        propagation.aggregate_bindings(part, now)
-        settled.store(part)
+    propagation.aggregate_bindings(ids, now)

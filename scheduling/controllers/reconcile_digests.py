@@ -116,11 +116,17 @@ def whole(inputs: str, outputs: str) -> str:
     return hashlib.md5(f"{inputs}|{outputs}".encode(), usedforsecurity=False).hexdigest()
 
 
-def part_digests(expression: str, ids: list[int], shared: str) -> dict[int, str]:
-    """The digest of one INPUTS or OUTPUTS `expression` for the bindings given, in one statement."""
+def part_digests(expression: str, ids: list[int], shared: str, stored: str = "") -> dict[int, str]:
+    """The digest of one INPUTS or OUTPUTS `expression` for the bindings given, in one statement; with
+    `stored` (a step), each as "digest:stored digest"."""
     groups = [name for name in WORK_GROUPS if f"w.{name}" in expression]
     # Only this module's constant SQL and quoted identifiers are interpolated; every value is a parameter.
-    select = f"SELECT b.id, {_md5(expression)} "
+    digest = _md5(expression)
+    if stored:
+        if stored not in STEPS:
+            raise ValueError(stored)
+        digest = f"{digest} || ':' || coalesce(b.{stored}, '')"
+    select = f"SELECT b.id, {digest} "
     sql = (
         select
         + "FROM {bindings} b JOIN {templates} t ON t.id = b.template_id "
@@ -154,8 +160,14 @@ class Settled:
         wanted = [pk for pk in ids if pk in self.inputs]
         if not wanted:
             return
-        outputs = part_digests(OUTPUTS[self.step], wanted, "")
-        store(self.step, {pk: whole(self.inputs[pk], out) for pk, out in outputs.items()})
+        outputs = part_digests(OUTPUTS[self.step], wanted, "", stored=self.step)
+        digests = {}
+        for pk, found in outputs.items():
+            out, before = found.split(":", 1)
+            digest = whole(self.inputs[pk], out)
+            if digest != before:  # settled as it was already: nothing to write
+                digests[pk] = digest
+        store(self.step, digests)
 
 
 @dataclass
@@ -168,6 +180,28 @@ class Moved:
     aggregate: dict[int, str] = field(default_factory=dict)
     templates: dict[int, int] = field(default_factory=dict)  # binding id -> template id, for `detect`
     shared: str = ""  # the shared digest the pass read, for the steps' Settled
+
+
+def unsettled(step: str, ids: list[int]) -> list[int]:
+    """Those of these bindings whose `step` would not find them as it last left them (their digest
+    moved, or none is stored); every one of them without PostgreSQL. Not for a step reading the shared
+    digest."""
+    if step not in STEPS or "%s::text" in INPUTS[step]:
+        raise ValueError(step)
+    if not supported():
+        return sorted(ids)
+    if not ids:
+        return []
+    groups = [name for name in WORK_GROUPS if f"w.{name}" in INPUTS[step] + OUTPUTS[step]]
+    # Only this module's constant SQL and quoted identifiers are interpolated; the ids are a parameter.
+    sql = (
+        "SELECT b.id FROM {bindings} b JOIN {templates} t ON t.id = b.template_id "  # noqa: S608
+        + _works_join(groups, "binding_id = ANY(%s)")
+        + f"WHERE b.id = ANY(%s) AND b.{step} IS DISTINCT FROM {_whole(step)} ORDER BY b.id"
+    ).format(bindings=_table(ResourceBinding), templates=_table(ResourceTemplate), works=_table(Work))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [ids] * (2 if groups else 1))
+        return [row[0] for row in cursor.fetchall()]
 
 
 def shared_digest() -> str:
@@ -223,13 +257,16 @@ def store(step: str, digests: dict[int, str]) -> None:
     if step not in STEPS:
         raise ValueError(step)
     rows = sorted(digests.items())
+    if not rows:
+        return
     table = _table(ResourceBinding)
     for start in range(0, len(rows), RANGE):
         values, params = values_list(("bigint", "text"), rows[start : start + RANGE])
         # Only quoted identifiers and placeholders are interpolated; every value is a parameter.
         sql = (
             f"UPDATE {table} AS b SET {step} = v.digest "  # noqa: S608
-            f"FROM (VALUES {values}) AS v(id, digest) WHERE b.id = v.id"
+            f"FROM (VALUES {values}) AS v(id, digest) "
+            f"WHERE b.id = v.id AND b.{step} IS DISTINCT FROM v.digest"  # unchanged: no row version written
         )
         with connection.cursor() as cursor:
             cursor.execute(sql, params)

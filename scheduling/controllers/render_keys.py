@@ -76,7 +76,8 @@ def render_key(
                 binding.conflict_resolution,
                 binding.replicas,
                 binding.placement,
-                binding.clusters,
+                # by name: their order (a Duplicated re-plan reorders them) renders no Work differently
+                sorted(binding.clusters, key=lambda target: str(target.get("name"))),
                 binding.suspension,
                 binding.graceful_eviction_tasks,
             ],

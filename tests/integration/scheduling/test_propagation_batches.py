@@ -53,7 +53,14 @@ def seed(count: int) -> list[int]:
 def queries_of_sync(binding_ids: list[int]) -> tuple[list[str], dict[int, list[int]]]:
     with CaptureQueriesContext(connection) as captured:
         pending = propagation.sync_bindings(binding_ids).pending
-    return [q["sql"] for q in captured.captured_queries], pending
+    # the sync's own statements: reconcile_digests' (digests of columns in SQL, and where they are
+    # stored) are counted by its own tests
+    own = [q["sql"] for q in captured.captured_queries if not digests_statement(q["sql"])]
+    return own, pending
+
+
+def digests_statement(sql: str) -> bool:
+    return "md5(" in sql or "_digest = v.digest" in sql
 
 
 def reading(queries: list[str], table: str) -> int:

@@ -178,3 +178,51 @@ def test_an_output_changed_after_it_was_stored_is_found(members):
     binding = settled_fleet()[0]
     ResourceBinding.objects.filter(pk=binding.pk).update(rendered_key="stale")
     assert set(reconcile_digests.moved().sync) == {binding.pk}
+
+
+def test_a_re_plan_the_events_carried_through_leaves_the_pass_nothing(members):
+    from scheduling import tasks
+
+    bindings = settled_fleet()
+    # a schedule pass reorders every binding's clusters (a re-plan), and queues their sync tasks
+    for binding in bindings:
+        ResourceBinding.objects.filter(pk=binding.pk).update(clusters=list(reversed(binding.clusters)))
+    moved = reconcile_digests.moved()
+    assert set(moved.sync) == set(moved.aggregate) == {b.pk for b in bindings}
+    # the Works do not depend on the clusters' order: nothing is rendered again
+    from scheduling.controllers import propagation
+
+    assert propagation.sync_bindings([b.pk for b in bindings]).unchanged == {b.pk for b in bindings}
+    tasks.sync_bindings([b.pk for b in bindings])
+    # the sync task and the aggregation it ran recorded what they settled: nothing left to the pass
+    moved = reconcile_digests.moved()
+    assert (moved.detect, moved.sync, moved.aggregate) == ({}, {}, {})
+    for binding in bindings:
+        binding.refresh_from_db()
+        assert [e["clusterName"] for e in binding.aggregated_status] == [c["name"] for c in binding.clusters]
+
+
+def test_a_status_the_watcher_path_aggregates_is_settled(members):
+    from scheduling.controllers import propagation
+
+    binding = settled_fleet()[0]
+    Work.objects.filter(binding=binding).update(health="Unhealthy")
+    assert set(reconcile_digests.moved().aggregate) == {binding.pk}
+    propagation.aggregate_bindings([binding.pk])  # as a watch event's batch aggregates
+    assert reconcile_digests.moved().aggregate == {}
+    binding.refresh_from_db()
+    assert {e["health"] for e in binding.aggregated_status} == {"Unhealthy"}
+
+
+def test_storing_an_unchanged_digest_writes_no_row_version(members):
+    binding = settled_fleet()[0]
+
+    def row_version() -> str:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT xmin::text FROM scheduling_resourcebinding WHERE id = %s", [binding.pk])
+            return cursor.fetchone()[0]
+
+    before = row_version()
+    settled = reconcile_digests.Settled(reconcile_digests.AGGREGATE, [binding.pk])
+    settled.store([binding.pk])
+    assert row_version() == before

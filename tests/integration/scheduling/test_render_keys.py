@@ -82,7 +82,9 @@ def test_a_sync_whose_inputs_did_not_change_renders_and_writes_nothing(members):
     assert synced.unchanged == set(ids)
     assert synced.pending == {pk: [] for pk in ids}
     assert writes(captured.captured_queries) == []
-    work_reads = [q["sql"] for q in captured.captured_queries if 'FROM "scheduling_work"' in q["sql"]]
+    # the sync's own reads (reconcile_digests' statements, which digest columns in SQL, aside)
+    own = [q["sql"] for q in captured.captured_queries if "md5(" not in q["sql"]]
+    work_reads = [sql for sql in own if 'FROM "scheduling_work"' in sql]
     assert len(work_reads) == 1 and '"scheduling_work"."manifest"' not in work_reads[0]
 
 
