@@ -116,6 +116,14 @@ def whole(inputs: str, outputs: str) -> str:
     return hashlib.md5(f"{inputs}|{outputs}".encode(), usedforsecurity=False).hexdigest()
 
 
+def _of_ids(groups: list[str]) -> str:
+    """FROM the bindings `b` with their templates `t` and, grouped `w`, the Works of the ids given."""
+    return (
+        "FROM {bindings} b JOIN {templates} t ON t.id = b.template_id "
+        + _works_join(groups, "binding_id = ANY(%s)")
+    ).format(bindings=_table(ResourceBinding), templates=_table(ResourceTemplate), works=_table(Work))
+
+
 def part_digests(expression: str, ids: list[int], shared: str, stored: str = "") -> dict[int, str]:
     """The digest of one INPUTS or OUTPUTS `expression` for the bindings given, in one statement; with
     `stored` (a step), each as "digest:stored digest"."""
@@ -127,12 +135,7 @@ def part_digests(expression: str, ids: list[int], shared: str, stored: str = "")
             raise ValueError(stored)
         digest = f"{digest} || ':' || coalesce(b.{stored}, '')"
     select = f"SELECT b.id, {digest} "
-    sql = (
-        select
-        + "FROM {bindings} b JOIN {templates} t ON t.id = b.template_id "
-        + _works_join(groups, "binding_id = ANY(%s)")
-        + "WHERE b.id = ANY(%s)"
-    ).format(bindings=_table(ResourceBinding), templates=_table(ResourceTemplate), works=_table(Work))
+    sql = select + _of_ids(groups) + "WHERE b.id = ANY(%s)"
     params: list[object] = [shared] if "%s::text" in expression else []
     params += [ids] * (2 if groups else 1)
     with connection.cursor() as cursor:
@@ -195,10 +198,10 @@ def unsettled(step: str, ids: list[int]) -> list[int]:
     groups = [name for name in WORK_GROUPS if f"w.{name}" in INPUTS[step] + OUTPUTS[step]]
     # Only this module's constant SQL and quoted identifiers are interpolated; the ids are a parameter.
     sql = (
-        "SELECT b.id FROM {bindings} b JOIN {templates} t ON t.id = b.template_id "  # noqa: S608
-        + _works_join(groups, "binding_id = ANY(%s)")
+        "SELECT b.id "  # noqa: S608
+        + _of_ids(groups)
         + f"WHERE b.id = ANY(%s) AND b.{step} IS DISTINCT FROM {_whole(step)} ORDER BY b.id"
-    ).format(bindings=_table(ResourceBinding), templates=_table(ResourceTemplate), works=_table(Work))
+    )
     with connection.cursor() as cursor:
         cursor.execute(sql, [ids] * (2 if groups else 1))
         return [row[0] for row in cursor.fetchall()]
@@ -265,8 +268,7 @@ def store(step: str, digests: dict[int, str]) -> None:
         # Only quoted identifiers and placeholders are interpolated; every value is a parameter.
         sql = (
             f"UPDATE {table} AS b SET {step} = v.digest "  # noqa: S608
-            f"FROM (VALUES {values}) AS v(id, digest) "
-            f"WHERE b.id = v.id AND b.{step} IS DISTINCT FROM v.digest"  # unchanged: no row version written
+            f"FROM (VALUES {values}) AS v(id, digest) WHERE b.id = v.id"
         )
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
