@@ -46,7 +46,7 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -334,7 +334,8 @@ class Stack:
             process.wait()
 
     def stop_all(self) -> None:
-        for name in list(self.processes):
+        # the members last: a health collection still running must not see them gone and judge them
+        for name in sorted(self.processes, key=lambda name: name.startswith("membersim")):
             self.stop(name)
 
     def check(self) -> None:
@@ -1199,6 +1200,48 @@ def fleet_phase(stack: Stack, members: list, conns: list, web: str, rows: list[s
     return ok
 
 
+class HealthLag:
+    """While a phase runs: how many clusters went longer than two probe intervals without a completed
+    probe at worst (the health collection behind), and the readiness changes it judged meanwhile."""
+
+    def __init__(self) -> None:
+        from clusters.models import ClusterEvent
+
+        self.first_event = ClusterEvent.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+        self.worst, self.clusters = 0, 0
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self) -> None:
+        from django.conf import settings
+        from django.db import connection as db
+        from django.utils import timezone
+
+        from clusters.models import Cluster
+
+        try:
+            while not self.stopping.wait(2.0):
+                behind = timezone.now() - timedelta(seconds=2 * settings.HEALTH_PROBE_INTERVAL)
+                self.clusters = Cluster.objects.count()
+                self.worst = max(self.worst, Cluster.objects.filter(last_probe_at__lt=behind).count())
+        finally:
+            db.close()
+
+    def row(self, what: str) -> str:
+        from clusters.models import ClusterEvent
+
+        self.stopping.set()
+        self.thread.join()
+        judged = ClusterEvent.objects.filter(pk__gt=self.first_event, ready__in=["False", "Unknown"])
+        counts = {ready: judged.filter(ready=ready).count() for ready in ("False", "Unknown")}
+        return (
+            f"| health during {what}: at worst {self.worst} of {self.clusters} clusters more than two probe "
+            f"intervals without a completed probe; judged NotReady {counts['False']} times, Unknown "
+            f"{counts['Unknown']} times (the members never stop answering) | | | | |"
+        )
+
+
 def not_ready_note() -> str:
     """How often the health collection judged a member NotReady so far (the members never stop answering
     here, so each is a probe timed out under load; each such change marks every binding)."""
@@ -1270,6 +1313,7 @@ def main() -> int:
             register(wide_members, "wide")
             joined_in = time.monotonic() - joining
             wide_names = [f"wide-{i:03d}" for i in range(OPTIONS.wide_workloads)]
+            lag = HealthLag()
             spread = seed(
                 "bench-wide", "wide", wide_names, OPTIONS.wide_clusters, stack, timeout=OPTIONS.wide_timeout
             )
@@ -1285,6 +1329,9 @@ def main() -> int:
             )
             print(note)
             rows.append(note)
+            health = lag.row(f"the {OPTIONS.wide_clusters}-cluster seeding")
+            print(health)
+            rows.append(health)
     finally:
         stack.stop_all()
     print("within targets" if ok else "OUTSIDE TARGETS")
