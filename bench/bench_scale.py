@@ -19,12 +19,14 @@ that the same reading holds):
 - resident memory of web, worker and watcher processes;
 - 1 against 2 worker processes on the propagate queue: throughput ratio (1, 2, then 1 again; the machine's
   CPU, lock waits and reconcile passes during each beside it);
-- a second fleet of 1,000 clusters x 10 workloads: Works/s, and the health cycle (bench_health.py
+- a second fleet of 1,000 clusters x 10 workloads, with a second health worker process as the README
+  advises for 1,000 clusters: Works/s, and how far the health collection fell behind (bench_health.py
   measures the 1,000-cluster probe cycle and NotReady latency on its own, in the same `make bench`).
 
 python bench/bench_scale.py [--clusters 100] [--workloads 1000] [--wide-clusters 1000]
                             [--wide-workloads 10] [--database NAME] [--compare-inventory] [--wide-only]
                             [--two-workers-workloads N] [--samples-minutes M]
+                            [--wide-health-workers N] [--seeding-only]
 Needs PostgreSQL (DATABASE_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres: the
 benchmark creates and drops its own database) and Redis (BENCH_REDIS_URL, default db 12 on
 127.0.0.1:6379, flushed at start).
@@ -107,6 +109,17 @@ def parse_args() -> argparse.Namespace:
         help="measure only the wide fleet (the first fleet is joined and the stack started, nothing else)",
     )
     parser.add_argument(
+        "--seeding-only",
+        action="store_true",
+        help="of the first fleet, measure only the seeding (Works/s, CPU per Work), then the wide fleet",
+    )
+    parser.add_argument(
+        "--wide-health-workers",
+        type=int,
+        default=2,
+        help="health worker processes while the wide fleet seeds (the README runs two for 1,000 clusters)",
+    )
+    parser.add_argument(
         "--wide-timeout", type=float, default=1800.0, help="seconds the wide fleet's seeding may take"
     )
     parser.add_argument(
@@ -125,11 +138,13 @@ def parse_args() -> argparse.Namespace:
     if (
         min(options.clusters, options.workloads, options.samples, options.member_processes) <= 0
         or min(options.wide_clusters, options.quiet_minutes, options.two_workers_workloads) < 0
+        or options.wide_health_workers < 1
         or options.samples_minutes < 0
     ):
         parser.error(
             "--clusters, --workloads, --samples and --member-processes must be positive; --wide-clusters, "
-            "--quiet-minutes, --two-workers-workloads and --samples-minutes not negative"
+            "--quiet-minutes, --two-workers-workloads and --samples-minutes not negative; "
+            "--wide-health-workers at least 1"
         )
     if not re.fullmatch(r"[a-z_][a-z0-9_]{0,62}", options.database):
         parser.error("--database must be a plain PostgreSQL name (lower case, digits, _)")
@@ -1063,6 +1078,8 @@ def fleet_phase(stack: Stack, members: list, conns: list, web: str, rows: list[s
             flush=True,
         )
     whole = seeding.total / seeding.seconds_to(1.0)
+    marks = (0.001, 0.01, 0.05, 0.1, 0.5, 0.9, 1.0)
+    print("  applied " + ", ".join(f"{mark:.1%} at {seeding.seconds_to(mark):.1f} s" for mark in marks))
     print(
         f"  seeded {seeding.total} Works in {seeding.seconds_to(1.0):.0f} s ({whole:.0f} Works/s); "
         f"raw client {raw:.0f} objects/s over {tenth} objects"
@@ -1085,6 +1102,8 @@ def fleet_phase(stack: Stack, members: list, conns: list, web: str, rows: list[s
         rows,
     )
     ok &= line("Works/s, last 10% / first 10%", f"{last / first:.2f}", "last_over_first", last / first, rows)
+    if OPTIONS.seeding_only:
+        return ok
 
     scheduled = scheduled_per_second("bench", stack)
     ok &= line(
@@ -1312,6 +1331,8 @@ def main() -> int:
             joining = time.monotonic()
             register(wide_members, "wide")
             joined_in = time.monotonic() - joining
+            for extra in range(2, OPTIONS.wide_health_workers + 1):
+                stack.worker(f"health-{extra}", "health", 16, pool="threads")
             wide_names = [f"wide-{i:03d}" for i in range(OPTIONS.wide_workloads)]
             lag = HealthLag()
             spread = seed(
@@ -1325,7 +1346,8 @@ def main() -> int:
             )
             note = (
                 f"| {OPTIONS.wide_clusters} clusters x {OPTIONS.wide_workloads} workloads: joined in "
-                f"{joined_in:.1f} s, {reached}; load average {os.getloadavg()[0]:.0f} | | | | |"
+                f"{joined_in:.1f} s, {reached} ({OPTIONS.wide_health_workers} health worker processes); "
+                f"load average {os.getloadavg()[0]:.0f} | | | | |"
             )
             print(note)
             rows.append(note)
