@@ -12,7 +12,7 @@ from django.db import transaction
 
 from core import useryaml
 from core.errors import FieldError
-from scheduling.controllers.rollouts import keep_revision
+from scheduling.controllers.rollouts import first_revision, keep_revision
 from scheduling.karmada import names
 from scheduling.karmada.priority import PRIORITY_CLASS_API_GROUP, PRIORITY_CLASS_KIND
 from scheduling.karmada.webhooks import (
@@ -405,7 +405,7 @@ def _apply_template(
             name=name,
             manifest=manifest,
         )
-        keep_revision(template)
+        first_revision(template)
         result.template_ids.append(template.pk)
         result.policies_changed = result.policies_changed or priority_class
         return Applied(kind, name, namespace, "created", new=manifest)

@@ -67,6 +67,14 @@ class RolloutRefused(FieldError):
 # ------------------------------------------------------------------------------------------ revisions
 
 
+def first_revision(template: ResourceTemplate) -> None:
+    """Record a template just created as its first revision: it has no other and no rollout yet, so this
+    is one insert (an apply of many new templates did five statements each in keep_revision)."""
+    TemplateRevision.objects.create(
+        template=template, generation=template.generation, manifest=template.manifest
+    )
+
+
 def keep_revision(template: ResourceTemplate, previous: dict[str, Any] | None = None) -> None:
     """Record the template's current manifest as its revision (and the one it replaces, if not kept yet);
     only the last few are kept, besides any a rollout still points at."""
