@@ -37,7 +37,7 @@ def env_bool(name: str, default: bool) -> bool:
     raise ImproperlyConfigured(f"{name}={raw!r}: expected one of 1/0, true/false, yes/no, on/off")
 
 
-def env_int(name: str, default: int, minimum: int | None = None) -> int:
+def env_int(name: str, default: int, minimum: int | None = None, maximum: int | None = None) -> int:
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
         return default
@@ -47,6 +47,8 @@ def env_int(name: str, default: int, minimum: int | None = None) -> int:
         raise ImproperlyConfigured(f"{name}={raw!r}: expected a whole number") from exc
     if minimum is not None and value < minimum:
         raise ImproperlyConfigured(f"{name}={value}: must be at least {minimum}")
+    if maximum is not None and value > maximum:
+        raise ImproperlyConfigured(f"{name}={value}: must be at most {maximum}")
     return value
 
 

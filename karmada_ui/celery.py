@@ -7,6 +7,7 @@ import os
 
 from celery import Celery
 from celery.app.routes import MapRoute
+from celery.signals import celeryd_init
 from kombu import Exchange, Queue
 
 from core import priorities
@@ -64,6 +65,21 @@ def route_task(name, args, kwargs, options, task=None, **kw):
 
 
 app.conf.task_routes = (route_task,)
+
+ENGINE_QUEUES = frozenset({"schedule", "propagate", *BULK_LANES.values()})
+
+
+@celeryd_init.connect
+def yield_to_liveness(options: dict | None = None, **_: object) -> None:
+    """Before the pool starts (its processes and threads inherit it): a worker that consumes only engine
+    queues lowers its CPU priority by ENGINE_NICENESS. A worker of every queue (the demo's) keeps it."""
+    from django.conf import settings
+
+    queues = set((options or {}).get("queues") or ())
+    if queues and queues <= ENGINE_QUEUES and settings.ENGINE_NICENESS:
+        os.nice(settings.ENGINE_NICENESS)
+
+
 app.conf.beat_schedule = {}
 
 

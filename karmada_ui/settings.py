@@ -235,6 +235,12 @@ HEALTH_FAILURE_THRESHOLD = env_float("HEALTH_FAILURE_THRESHOLD", 3.0, minimum=0.
 HEALTH_SUCCESS_THRESHOLD = env_float("HEALTH_SUCCESS_THRESHOLD", 5.0, minimum=0.0)
 HEALTH_UNKNOWN_AFTER = env_float("HEALTH_UNKNOWN_AFTER", 40.0, minimum=1.0)
 
+# A worker that consumes only the engine's queues (schedule, propagate and their bulk lanes) runs this
+# much nicer (0-19, 0: as any other process): on a busy host the health collection, the member watcher
+# and the web take the CPU first, and a burst of propagation cannot starve the probes into judging
+# clusters Unknown (each such judgment re-plans every Duplicated binding, more load again).
+ENGINE_NICENESS = env_int("ENGINE_NICENESS", 5, minimum=0, maximum=19)
+
 # Scheduling and propagation: seconds between reconcile passes (detection, triggers, drift, status).
 # The safety net re-checks the whole fleet (events do the work as it happens); failover runs often.
 SCHEDULING_RECONCILE_INTERVAL = env_float("SCHEDULING_RECONCILE_INTERVAL", 300.0, minimum=1.0)

@@ -65,3 +65,30 @@ def test_bulk_work_is_sent_after_event_work_and_renders_after_member_writes():
     assert explicit["priority"] == priorities.BULK_SYNC
     assert 0 < priorities.SYNC < priorities.BULK < priorities.BULK_SYNC
     assert priorities.redis_keys("propagate")[0] == "propagate"
+
+
+def _niceness_of_worker(queues: list[str], **env: str) -> int:
+    """A worker built as `celery worker -Q ...` builds it, in a process of its own: its niceness then."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import os\n"
+        "from karmada_ui.celery import app\n"
+        f"app.Worker(queues={queues!r}, pool='solo', hostname='nice@test')\n"
+        "print(os.nice(0))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, **env}, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return int(done.stdout.split()[-1]) - os.nice(0)
+
+
+def test_engine_workers_yield_the_cpu_and_the_health_and_demo_workers_keep_it():
+    assert _niceness_of_worker(WORKER_QUEUES["schedule"].split(",")) == 5
+    assert _niceness_of_worker(WORKER_QUEUES["propagate"].split(","), ENGINE_NICENESS="12") == 12
+    assert _niceness_of_worker(WORKER_QUEUES["propagate"].split(","), ENGINE_NICENESS="0") == 0
+    assert _niceness_of_worker(["health"]) == 0
+    assert _niceness_of_worker(ONE_WORKER_QUEUES.split(",")) == 0

@@ -28,6 +28,14 @@ def test_env_int_rejects_text_and_values_below_the_minimum(monkeypatch):
         env_int("COUNT", 1, minimum=0)
 
 
+def test_env_int_rejects_values_above_the_maximum(monkeypatch):
+    monkeypatch.setenv("ENGINE_NICENESS", "20")
+    with pytest.raises(ImproperlyConfigured, match="ENGINE_NICENESS=20: must be at most 19"):
+        env_int("ENGINE_NICENESS", 5, minimum=0, maximum=19)
+    monkeypatch.setenv("ENGINE_NICENESS", "19")
+    assert env_int("ENGINE_NICENESS", 5, minimum=0, maximum=19) == 19
+
+
 def test_env_float_uses_the_default_when_unset(monkeypatch):
     monkeypatch.delenv("INTERVAL", raising=False)
     assert env_float("INTERVAL", 10.0) == 10.0
