@@ -15,9 +15,12 @@ from clusters.resource_summary import PodTotals, nodes_from_json, nodes_json
 log = logging.getLogger(__name__)
 
 # The watcher confirms every fresh inventory this often; the collection trusts one confirmed within
-# CONFIRMED_WITHIN seconds (a few confirmations missed: the watcher is gone or behind, list directly).
+# CONFIRMED_WITHIN seconds (many confirmations missed: the watcher is gone, list directly). A watcher
+# busy with a seeding's events confirmed 12 s apart at worst (bench_scale, 2026-12-04); with 10 s here
+# every probe then listed nodes and pods itself (100 clusters: half a core), more load again. An
+# inventory the watcher knows is stale (a cache unsynced or silent) is unconfirmed at once.
 WRITE_EVERY = 2.0
-CONFIRMED_WITHIN = 10.0
+CONFIRMED_WITHIN = 30.0
 
 
 class InventoryWatch:
