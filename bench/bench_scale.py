@@ -299,6 +299,14 @@ def _die_with_parent() -> None:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 @dataclass
 class Stack:
     """The deployed stack's processes, started the way docker-compose.yml starts them."""
@@ -338,15 +346,23 @@ class Stack:
         self.start(name, argv)
 
     def stop(self, name: str) -> None:
+        """TERM to the process group, KILL to whatever of it is left after 20 s: the leader (a shell
+        over several membersim processes) may end before a member still shutting down, which was
+        left running after some runs."""
         process = self.processes.pop(name)
+        deadline = time.monotonic() + 20
         try:
             os.killpg(process.pid, signal.SIGTERM)
             process.wait(timeout=20)
         except ProcessLookupError:
             process.wait()  # it and its group are gone already (the rest must still be stopped)
         except subprocess.TimeoutExpired:
+            pass
+        while _group_alive(process.pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        if _group_alive(process.pid):
             os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        process.wait()
 
     def stop_all(self) -> None:
         # the members last: a health collection still running must not see them gone and judge them
