@@ -501,6 +501,12 @@ class Seeding:
         works = (end - start) * self.total
         return {name: (after[0][name] - before[-1][name]) * 1000 / works for name in after[0]}
 
+    def cpu_summary(self, top: int) -> str:
+        """The `top` largest CPU ms per Work over the middle 80%, and their sum over every process."""
+        per_work = sorted(self.cpu_per_work(0.1, 0.9).items(), key=lambda kv: -kv[1])
+        largest = ", ".join(f"{name} {ms:.2f}" for name, ms in per_work[:top])
+        return f"{largest}, all {sum(ms for _, ms in per_work):.2f}"
+
     def seconds_to(self, fraction: float) -> float:
         goal = self.total * fraction
         for elapsed, done in self.timeline:
@@ -978,14 +984,13 @@ class Half:
 
     def row(self, namespace: str) -> str:
         whole = self.seeding.total / self.seeding.seconds_to(1.0)
-        per_work = sorted(self.seeding.cpu_per_work(0.1, 0.9).items(), key=lambda kv: -kv[1])
-        spent = ", ".join(f"{name} {ms:.2f}" for name, ms in per_work[:5])
+        spent = self.seeding.cpu_summary(5)
         return (
             f"| propagate on {self.processes} worker process{'es' if self.processes > 1 else ''} "
             f"({namespace}, {self.seeding.total} Works): {self.rate:.0f} Works/s over the middle 80%, "
             f"{whole:.0f} to the last Work; machine CPU {self.busy:.0%} busy, {self.lock_waits:.2f} "
             f"sessions waiting on a lock on average, {self.reconciles} reconcile passes ended during it; "
-            f"CPU ms per Work {spent}, all {sum(ms for _, ms in per_work):.2f} | | | | |"
+            f"CPU ms per Work {spent} | | | | |"
         )
 
 
@@ -1362,13 +1367,11 @@ def main() -> int:
                 if done >= spread.total
                 else f"only {done} of {spread.total} Works applied after {elapsed:.0f} s"
             )
-            per_work = sorted(spread.cpu_per_work(0.1, 0.9).items(), key=lambda kv: -kv[1])
-            spent = ", ".join(f"{name} {ms:.2f}" for name, ms in per_work[:6])
+            spent = spread.cpu_summary(6)
             note = (
                 f"| {OPTIONS.wide_clusters} clusters x {OPTIONS.wide_workloads} workloads: joined in "
                 f"{joined_in:.1f} s, {reached} ({OPTIONS.wide_health_workers} health worker processes); "
-                f"load average {os.getloadavg()[0]:.0f}; CPU ms per Work {spent}, all "
-                f"{sum(ms for _, ms in per_work):.2f} | | | | |"
+                f"load average {os.getloadavg()[0]:.0f}; CPU ms per Work {spent} | | | | |"
             )
             print(note)
             rows.append(note)
