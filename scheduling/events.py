@@ -19,8 +19,15 @@ def _reference(obj: Any) -> tuple[str, str, str, str]:
 
 def record(obj: Any, type_: str, reason: str, message: str, data: dict[str, Any] | None = None) -> Event:
     """Write one event about a template, binding or work."""
+    event = unsaved(obj, type_, reason, message, data)
+    event.save(force_insert=True)
+    return event
+
+
+def unsaved(obj: Any, type_: str, reason: str, message: str, data: dict[str, Any] | None = None) -> Event:
+    """The event `record` writes, not yet saved (for a bulk_create of many)."""
     kind, namespace, name, uid = _reference(obj)
-    return Event.objects.create(
+    return Event(
         object_kind=kind,
         object_namespace=namespace,
         object_name=name,

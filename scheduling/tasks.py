@@ -13,6 +13,7 @@ from django.db import transaction
 from core import priorities
 from scheduling.controllers import (
     detector,
+    detector_bulk,
     dispatch,
     marking,
     propagation,
@@ -65,8 +66,7 @@ def detect_template(template_id: int) -> None:
 def detect_templates(template_ids: list[int]) -> None:
     """detect_template for the templates of one apply, the policies read once; their bindings are then
     scheduled and propagated in batches."""
-    candidates = detector.load_candidates()
-    found = [detector.detect_template(template_id, candidates) for template_id in template_ids]
+    found = detector_bulk.detect_many(template_ids, detector.load_candidates())
     queue_detected([binding.pk for binding in found if binding is not None])
 
 

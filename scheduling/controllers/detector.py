@@ -210,7 +210,7 @@ def detect_settled(template_id: int, candidates: list[Candidate]) -> tuple[Resou
     settled = settled_binding(template_id, candidates)
     if settled is not None:
         return settled, True
-    return _detect_locked(template_id, candidates), False
+    return detect_locked(template_id, candidates), False
 
 
 def settled_binding(template_id: int, candidates: list[Candidate]) -> ResourceBinding | None:
@@ -239,8 +239,17 @@ def settled_binding(template_id: int, candidates: list[Candidate]) -> ResourceBi
     return binding if all(getattr(binding, key) == value for key, value in spec.items()) else None
 
 
+def claim_message(policy: PropagationPolicy, previous: PropagationPolicy | None = None) -> str:
+    """The ApplyPolicySucceed event's message for a template the policy claims (from `previous`)."""
+    message = f"claimed by {policy.kind} {policy.namespace + '/' if policy.namespace else ''}{policy.name}"
+    if previous is not None:
+        message += f" (preempted from {previous.kind} {previous.name})"
+    return message
+
+
 @transaction.atomic
-def _detect_locked(template_id: int, candidates: list[Candidate]) -> ResourceBinding | None:
+def detect_locked(template_id: int, candidates: list[Candidate]) -> ResourceBinding | None:
+    """detect_template's writing half: the template row locked, its claim, events and binding."""
     template = ResourceTemplate.objects.select_for_update().filter(pk=template_id).first()
     if template is None or template.deleting_since is not None:
         return None
@@ -259,12 +268,7 @@ def _detect_locked(template_id: int, candidates: list[Candidate]) -> ResourceBin
         previous = template.policy
         template.policy = policy
         template.save(update_fields=["policy", "updated_at"])
-        message = (
-            f"claimed by {policy.kind} {policy.namespace + '/' if policy.namespace else ''}{policy.name}"
-        )
-        if previous is not None:
-            message += f" (preempted from {previous.kind} {previous.name})"
-        events.record(template, "Normal", "ApplyPolicySucceed", message)
+        events.record(template, "Normal", "ApplyPolicySucceed", claim_message(policy, previous))
     missing = missing_overrides(policy)
     if missing:
         events.record(
@@ -327,21 +331,28 @@ def lazy_hold(binding: ResourceBinding, template: ResourceTemplate, policy: Prop
     )
 
 
+def new_binding(
+    template: ResourceTemplate, spec: dict[str, Any], policy: PropagationPolicy | None
+) -> ResourceBinding:
+    """The binding a template that has none gets (not saved)."""
+    return ResourceBinding(
+        template=template,
+        template_generation=template.generation,
+        kind=RESOURCE_BINDING if template.namespace else CLUSTER_RESOURCE_BINDING,
+        namespace=template.namespace,
+        name=names.binding_name(template.name, template.kind),
+        policy=policy,
+        **spec,
+    )
+
+
 def upsert_binding(
     template: ResourceTemplate, spec: dict[str, Any], policy: PropagationPolicy | None
 ) -> ResourceBinding:
     """Create the template's binding, or update it and bump its generation when its spec changed."""
     binding = ResourceBinding.objects.select_for_update().filter(template=template).first()
     if binding is None:
-        binding = ResourceBinding(
-            template=template,
-            template_generation=template.generation,
-            kind=RESOURCE_BINDING if template.namespace else CLUSTER_RESOURCE_BINDING,
-            namespace=template.namespace,
-            name=names.binding_name(template.name, template.kind),
-            policy=policy,
-            **spec,
-        )
+        binding = new_binding(template, spec, policy)
         binding.save()
         index_placement(binding)
         return binding

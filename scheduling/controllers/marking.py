@@ -26,6 +26,17 @@ def index_placement(binding: ResourceBinding) -> None:
     )
 
 
+def index_new_placements(bindings: Iterable[ResourceBinding]) -> None:
+    """index_placement for bindings just created (no key stored yet), in one insert."""
+    PlacementKey.objects.bulk_create(
+        [
+            PlacementKey(binding=binding, key=key)
+            for binding in bindings
+            for key in sorted(selection.placement_keys(binding.placement or {}))
+        ]
+    )
+
+
 def targeting_any(clusters: Iterable[str]) -> set[int]:
     """Bindings that hold (or are removing) a Work in one of these clusters."""
     names = sorted(set(clusters))
