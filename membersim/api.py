@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from membersim import errors, fields, managed_fields, meta, metrics, protobuf, validation
+from membersim import encoding, errors, fields, managed_fields, meta, metrics, protobuf, validation
 from membersim import patch as patching
 from membersim.pods import qos_class
 from membersim.resources import (
@@ -98,7 +98,7 @@ def parse_body(raw: bytes, content_type: str) -> Any:
     try:
         if text_type in ("application/yaml", "application/apply-patch+yaml", "text/yaml"):
             return yaml.safe_load(raw)
-        return json.loads(raw)
+        return encoding.loads(raw)
     except (ValueError, yaml.YAMLError) as error:
         raise errors.bad_request(f"the request body could not be decoded: {error}") from None
 

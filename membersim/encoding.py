@@ -8,6 +8,8 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+import orjson
+
 # Bytes of encodings kept, least recently used first out: enough for the lists and watches of a
 # busy fleet, small against the objects themselves.
 MAX_BYTES = 256 * 2**20
@@ -23,8 +25,22 @@ _cache: OrderedDict[int, tuple[dict[str, Any], bytes, int]] = OrderedDict()
 _size = [0]
 
 
+def loads(raw: bytes | str) -> Any:
+    """A request body's JSON: orjson, or the standard library for what orjson refuses (NaN); ValueError
+    when it is not JSON."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return json.loads(raw)
+
+
 def dumps(value: Any) -> bytes:
-    return json.dumps(value, separators=(",", ":")).encode()
+    """Compact JSON: orjson, or the standard library for what orjson refuses (a key that is not a
+    string, an integer past 64 bits)."""
+    try:
+        return orjson.dumps(value)
+    except TypeError:
+        return json.dumps(value, separators=(",", ":")).encode()
 
 
 _heads: dict[tuple[Any, Any], bytes] = {}  # (kind, apiVersion) -> the bytes an object starts with

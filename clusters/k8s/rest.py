@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
 from kubernetes.client.exceptions import ApiException
 
+from clusters.k8s import wire
 from clusters.k8s.client import TimedApiClient
 
 LIST_PAGE = 500
@@ -55,7 +55,7 @@ def decode(response: Any) -> Any:
         )
     if not response.data:
         return {}
-    return json.loads(response.data)
+    return wire.loads(response.data)
 
 
 def list_items(client: TimedApiClient, path: str, **selectors: str) -> Iterator[dict[str, Any]]:

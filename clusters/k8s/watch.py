@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from clusters.k8s import wire
 from clusters.k8s.client import api_client
 from clusters.k8s.connection import ClusterConnection
 from clusters.k8s.errors import KubeError, mapped_errors
@@ -101,7 +101,7 @@ def watch_kind(
             opened()
         try:
             for line in _lines(response.response):
-                event = json.loads(line)
+                event = wire.loads(line)
                 if event.get("type") == "ERROR":
                     raise error_of(event.get("object") or {}, conn.server)
                 obj = event.get("object") or {}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import json
 import logging
 import queue
 import selectors
@@ -15,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from clusters.k8s import wire
 from clusters.k8s.client import api_client
 from clusters.k8s.connection import ClusterConnection
 from clusters.k8s.errors import KubeError, mapped_errors
@@ -251,7 +251,7 @@ class Mux:
 
     @staticmethod
     def _event(stream: Stream, line: bytes) -> WatchEvent:
-        event = json.loads(line)
+        event = wire.loads(line)
         if event.get("type") == "ERROR":
             raise error_of(event.get("object") or {}, stream.opened.server)
         obj = event.get("object") or {}

@@ -57,3 +57,10 @@ def test_objects_without_kind_and_api_version_or_with_nothing_else_encode_whole(
     assert json.loads(encoding.encode(bare, as_item=True)) == bare
     assert json.loads(encoding.encode(only_kind)) == only_kind
     assert json.loads(encoding.encode(only_kind, as_item=True)) == {}
+
+
+def test_what_the_fast_encoder_refuses_is_encoded_by_the_standard_library():
+    odd = {"big": 2**70, 3: "a key that is not a string", "name": "é"}
+    assert json.loads(encoding.dumps(odd)) == {"big": 2**70, "3": "a key that is not a string", "name": "é"}
+    plain = {"kind": "Pod", "metadata": {"name": "é", "labels": {"a": "b"}}, "n": [1, 2.5, None, True]}
+    assert encoding.dumps(plain) == json.dumps(plain, separators=(",", ":"), ensure_ascii=False).encode()
