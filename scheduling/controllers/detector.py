@@ -226,17 +226,27 @@ def settled_binding(template_id: int, candidates: list[Candidate]) -> ResourceBi
     if policy is None or policy.pk != template.policy_id or missing_overrides(policy):
         return None
     binding = ResourceBinding.objects.filter(template=template).first()
-    if binding is None or binding.policy_id != policy.pk:
+    if binding is None:
         return None
+    return binding if bound_as_decided(template, workload, policy, binding) else None
+
+
+def bound_as_decided(
+    template: ResourceTemplate, workload: Workload, policy: PropagationPolicy, binding: ResourceBinding
+) -> bool:
+    """The binding is the one the detector would write for the template under the policy it chose
+    (which holds the template, its overrides present): nothing to lock or write."""
+    if binding.policy_id != policy.pk:
+        return False
     if lazy_hold(binding, template, policy):
-        return binding
+        return True
     if binding.template_generation != template.generation:
-        return None
+        return False
     try:
         spec = binding_spec(template, workload, policy, binding.suspension_holds)
     except PriorityUnresolved:
-        return None
-    return binding if all(getattr(binding, key) == value for key, value in spec.items()) else None
+        return False
+    return all(getattr(binding, key) == value for key, value in spec.items())
 
 
 def claim_message(policy: PropagationPolicy, previous: PropagationPolicy | None = None) -> str:

@@ -13,10 +13,10 @@ from scheduling import events
 from scheduling.controllers.detector import (
     Candidate,
     binding_spec,
+    bound_as_decided,
     choose_policy,
     claim_message,
     detect_locked,
-    lazy_hold,
     missing_overrides,
     new_binding,
 )
@@ -90,17 +90,7 @@ def _settled(template: ResourceTemplate, binding: ResourceBinding, candidates: l
     policy = choose_policy(template, workload, candidates)
     if policy is None or policy.pk != template.policy_id or binding.policy_id != policy.pk:
         return False
-    if missing_overrides(policy):
-        return False
-    if lazy_hold(binding, template, policy):
-        return True
-    if binding.template_generation != template.generation:
-        return False
-    try:
-        spec = binding_spec(template, workload, policy, binding.suspension_holds)
-    except PriorityUnresolved:
-        return False
-    return all(getattr(binding, key) == value for key, value in spec.items())
+    return not missing_overrides(policy) and bound_as_decided(template, workload, policy, binding)
 
 
 @transaction.atomic
