@@ -53,6 +53,7 @@ def detect_many(template_ids: list[int], candidates: list[Candidate]) -> list[Re
     binding to update, a preemption, a workload that cannot be interpreted, missing overrides, an
     unresolved PriorityClass) goes through the one-template path, which records what it refuses.
     """
+    lacking = _LacksOverrides()
     templates = ResourceTemplate.objects.in_bulk(template_ids)
     bindings = {b.template_id: b for b in ResourceBinding.objects.filter(template_id__in=template_ids)}
     found: dict[int, ResourceBinding | None] = {}
@@ -65,13 +66,13 @@ def detect_many(template_ids: list[int], candidates: list[Candidate]) -> list[Re
             found[template_id] = None
         elif binding is None:
             fresh.append(template_id)
-        elif _settled(template, binding, candidates):
+        elif _settled(template, binding, candidates, lacking):
             found[template_id] = binding
         else:
             alone.append(template_id)
     if fresh:
         try:
-            made, rest = _bind_fresh(fresh, candidates)
+            made, rest = _bind_fresh(fresh, candidates, lacking)
         except IntegrityError:  # a binding made meanwhile by another writer: one at a time, as it does
             made, rest = {}, fresh
         found.update(made)
@@ -81,7 +82,24 @@ def detect_many(template_ids: list[int], candidates: list[Candidate]) -> list[Re
     return [found[template_id] for template_id in template_ids]
 
 
-def _settled(template: ResourceTemplate, binding: ResourceBinding, candidates: list[Candidate]) -> bool:
+class _LacksOverrides:
+    """missing_overrides once per policy for one detection (a query a policy, not one a template)."""
+
+    def __init__(self) -> None:
+        self.seen: dict[int, bool] = {}
+
+    def __call__(self, policy: PropagationPolicy) -> bool:
+        if policy.pk not in self.seen:
+            self.seen[policy.pk] = bool(missing_overrides(policy))
+        return self.seen[policy.pk]
+
+
+def _settled(
+    template: ResourceTemplate,
+    binding: ResourceBinding,
+    candidates: list[Candidate],
+    lacking: _LacksOverrides,
+) -> bool:
     """settled_binding's test on rows already read: nothing the detector decides would change."""
     try:
         workload = workload_of(template)
@@ -90,12 +108,12 @@ def _settled(template: ResourceTemplate, binding: ResourceBinding, candidates: l
     policy = choose_policy(template, workload, candidates)
     if policy is None or policy.pk != template.policy_id or binding.policy_id != policy.pk:
         return False
-    return not missing_overrides(policy) and bound_as_decided(template, workload, policy, binding)
+    return not lacking(policy) and bound_as_decided(template, workload, policy, binding)
 
 
 @transaction.atomic
 def _bind_fresh(
-    template_ids: list[int], candidates: list[Candidate]
+    template_ids: list[int], candidates: list[Candidate], lacking: _LacksOverrides
 ) -> tuple[dict[int, ResourceBinding | None], list[int]]:
     """Claim and bind templates that had no binding: (what detection found by template id, ids left to
     the one-template path). Their rows are locked first, in id order, as detect_locked locks one."""
@@ -105,11 +123,10 @@ def _bind_fresh(
     )
     found: dict[int, ResourceBinding | None] = {}
     rest = sorted(set(template_ids) - {template.pk for template in locked})
-    overrides_missing: dict[int, bool] = {}
     claims: dict[int, list[ResourceTemplate]] = defaultdict(list)
     planned: list[tuple[ResourceTemplate, PropagationPolicy, dict[str, Any]]] = []
     for template in locked:
-        plan = _plan(template, candidates, taken, overrides_missing)
+        plan = _plan(template, candidates, taken, lacking)
         if plan is None:
             rest.append(template.pk)
         elif plan.policy is None:
@@ -147,7 +164,7 @@ def _plan(
     template: ResourceTemplate,
     candidates: list[Candidate],
     taken: set[int],
-    overrides_missing: dict[int, bool],
+    lacking: _LacksOverrides,
 ) -> Plan | None:
     """The policy and binding spec of a locked template the bulk path binds, UNCLAIMED when no policy
     holds it nor did, None when the one-template path must decide (and record why)."""
@@ -162,9 +179,7 @@ def _plan(
         return UNCLAIMED if template.policy_id is None else None
     if template.policy_id is not None and template.policy_id != policy.pk:
         return None  # preempted from another policy: the one-template path names it in the event
-    if policy.pk not in overrides_missing:
-        overrides_missing[policy.pk] = bool(missing_overrides(policy))
-    if overrides_missing[policy.pk]:
+    if lacking(policy):
         return None  # the one-template path records DependencyOverridesMissing
     try:
         return Plan(policy, binding_spec(template, workload, policy, None))

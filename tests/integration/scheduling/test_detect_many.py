@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from scheduling.controllers import detector
-from scheduling.controllers.detector_bulk import _bind_fresh, detect_many
+from scheduling.controllers.detector_bulk import _bind_fresh, _LacksOverrides, detect_many
 from scheduling.models import Event, PlacementKey, ResourceBinding, ResourceTemplate
 from scheduling.services import apply_yaml
 
@@ -139,7 +139,7 @@ def test_a_template_bound_before_its_lock_is_left_to_the_one_template_path():
     apply_yaml(workloads("race", ("x", "dup", 1), ("y", "dup", 1)))
     first, second = ids("race")
     detector.detect_template(first)  # bound by another writer between the read and the lock
-    found, rest = _bind_fresh([first, second], detector.load_candidates())
+    found, rest = _bind_fresh([first, second], detector.load_candidates(), _LacksOverrides())
     assert rest == [first]
     assert set(found) == {second}
     assert ResourceBinding.objects.filter(template_id=first).count() == 1
