@@ -114,6 +114,11 @@ def parse_args() -> argparse.Namespace:
         help="of the first fleet, measure only the seeding (Works/s, CPU per Work), then the wide fleet",
     )
     parser.add_argument(
+        "--through-scheduling",
+        action="store_true",
+        help="of the first fleet, measure only the seeding and the schedule rate, then the wide fleet",
+    )
+    parser.add_argument(
         "--wide-health-workers",
         type=int,
         default=2,
@@ -591,6 +596,7 @@ def scheduled_per_second(namespace: str, stack: Stack) -> float:
     ids = list(ResourceBinding.objects.filter(namespace=namespace).values_list("id", flat=True))
     passes = TaskResult.objects.filter(task_name="scheduling.tasks.schedule_dirty_batch")
     before = set(passes.values_list("task_id", flat=True))
+    spent = cpu_by_process(stack)
     started = time.time()
     # marked and queued as one event's passes (mark_bindings would send a mark of every binding to the
     # bulk lane, in smaller passes): the rate of one worker process over full DIRTY_BATCH passes
@@ -607,7 +613,14 @@ def scheduled_per_second(namespace: str, stack: Stack) -> float:
                 ended[int(first[1])] = done.timestamp()
     if len(ended) < len(firsts):
         return 0.0  # not every pass ended within 300 s
-    return len(fresh) / (max(ended.values()) - started)
+    seconds = max(ended.values()) - started
+    spent = {name: seconds_now - spent.get(name, 0.0) for name, seconds_now in cpu_by_process(stack).items()}
+    print(
+        f"  {len(fresh)} bindings re-planned in {seconds:.2f} s; CPU s meanwhile: "
+        + ", ".join(f"{name} {cpu:.2f}" for name, cpu in sorted(spent.items(), key=lambda kv: -kv[1]) if cpu >= 0.01),
+        flush=True,
+    )
+    return len(fresh) / seconds
 
 
 def clear_of_reconcile(stack: Stack, room: float = 60.0) -> None:
@@ -1136,6 +1149,8 @@ def fleet_phase(stack: Stack, members: list, conns: list, web: str, rows: list[s
         scheduled,
         rows,
     )
+    if OPTIONS.through_scheduling:
+        return ok
 
     settled = quiet()  # the re-plan's syncs finish before the quiet minute
     print(f"  quiet after the re-plan in {settled:.0f} s")

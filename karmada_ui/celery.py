@@ -67,17 +67,23 @@ def route_task(name, args, kwargs, options, task=None, **kw):
 app.conf.task_routes = (route_task,)
 
 ENGINE_QUEUES = frozenset({"schedule", "propagate", *BULK_LANES.values()})
+SCHEDULE_QUEUES = frozenset({"schedule", BULK_LANES["schedule"]})
 
 
 @celeryd_init.connect
 def yield_to_liveness(options: dict | None = None, **_: object) -> None:
     """Before the pool starts (its processes and threads inherit it): a worker that consumes only engine
-    queues lowers its CPU priority by ENGINE_NICENESS. A worker of every queue (the demo's) keeps it."""
+    queues lowers its CPU priority, by SCHEDULE_NICENESS when it only schedules (the decisions: small,
+    and every step after them waits on them), by ENGINE_NICENESS otherwise (the bulk of member writes
+    and renders). A worker of every queue (the demo's) keeps it."""
     from django.conf import settings
 
     queues = set((options or {}).get("queues") or ())
-    if queues and queues <= ENGINE_QUEUES and settings.ENGINE_NICENESS:
-        os.nice(settings.ENGINE_NICENESS)
+    if not queues or not queues <= ENGINE_QUEUES:
+        return
+    niceness = settings.SCHEDULE_NICENESS if queues <= SCHEDULE_QUEUES else settings.ENGINE_NICENESS
+    if niceness:
+        os.nice(niceness)
 
 
 app.conf.beat_schedule = {}

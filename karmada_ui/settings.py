@@ -240,6 +240,11 @@ HEALTH_UNKNOWN_AFTER = env_float("HEALTH_UNKNOWN_AFTER", 40.0, minimum=1.0)
 # and the web take the CPU first, and a burst of propagation cannot starve the probes into judging
 # clusters Unknown (each such judgment re-plans every Duplicated binding, more load again).
 ENGINE_NICENESS = env_int("ENGINE_NICENESS", 5, minimum=0, maximum=19)
+# A worker that consumes only the schedule queue (and its lane): the decisions are a small share of the
+# engine's CPU and every render and member write waits on them, so by default it keeps its priority
+# ahead of propagation's (one schedule worker beside four propagate processes at the same niceness
+# re-planned 1,000 bindings at a third of its own rate: bench_scale, 2026-12-06).
+SCHEDULE_NICENESS = env_int("SCHEDULE_NICENESS", 0, minimum=0, maximum=19)
 
 # Scheduling and propagation: seconds between reconcile passes (detection, triggers, drift, status).
 # The safety net re-checks the whole fleet (events do the work as it happens); failover runs often.

@@ -87,7 +87,12 @@ def _niceness_of_worker(queues: list[str], **env: str) -> int:
 
 
 def test_engine_workers_yield_the_cpu_and_the_health_and_demo_workers_keep_it():
-    assert _niceness_of_worker(WORKER_QUEUES["schedule"].split(",")) == 5
+    # the scheduler's decisions keep their priority ahead of the propagation they gate, unless told
+    assert _niceness_of_worker(WORKER_QUEUES["schedule"].split(",")) == 0
+    assert _niceness_of_worker(WORKER_QUEUES["schedule"].split(","), SCHEDULE_NICENESS="3") == 3
+    assert _niceness_of_worker(WORKER_QUEUES["propagate"].split(",")) == 5
+    # a worker of both engine queues carries the bulk: it yields as propagation does
+    assert _niceness_of_worker(["schedule", "propagate"], SCHEDULE_NICENESS="1") == 5
     assert _niceness_of_worker(WORKER_QUEUES["propagate"].split(","), ENGINE_NICENESS="12") == 12
     assert _niceness_of_worker(WORKER_QUEUES["propagate"].split(","), ENGINE_NICENESS="0") == 0
     assert _niceness_of_worker(["health"]) == 0
