@@ -617,7 +617,9 @@ def scheduled_per_second(namespace: str, stack: Stack) -> float:
     spent = {name: seconds_now - spent.get(name, 0.0) for name, seconds_now in cpu_by_process(stack).items()}
     print(
         f"  {len(fresh)} bindings re-planned in {seconds:.2f} s; CPU s meanwhile: "
-        + ", ".join(f"{name} {cpu:.2f}" for name, cpu in sorted(spent.items(), key=lambda kv: -kv[1]) if cpu >= 0.01),
+        + ", ".join(
+            f"{name} {cpu:.2f}" for name, cpu in sorted(spent.items(), key=lambda kv: -kv[1]) if cpu >= 0.01
+        ),
         flush=True,
     )
     return len(fresh) / seconds
@@ -823,7 +825,35 @@ def new_workload_latencies(
         latencies.append(watch.wait(started))
         seen.append((name, applied, latencies[-1]))
     time.sleep(1)  # the last apply task's result is stored after its copies already run
-    return latencies, [Trace.read(name, namespace, applied, took) for name, applied, took in seen]
+    traces = [Trace.read(name, namespace, applied, took) for name, applied, took in seen]
+    pauses = heap_pauses()
+    for (name, applied, took), trace in zip(seen, traces, strict=True):
+        if took > 1.0:  # a slow sample: its steps, and any member process that paused meanwhile
+            during = [
+                f"{seconds:.2f} s at +{at - applied:.2f} s"
+                for at, seconds in pauses
+                if applied - 5 < at < applied + took
+            ]
+            print(
+                f"  slow sample {name}: {took:.2f} s; "
+                + ", ".join(f"{step} {value:.2f}" for step, value in trace.steps.items())
+                + f"; membersim full collections meanwhile: {', '.join(during) or 'none'}",
+                flush=True,
+            )
+    return latencies, traces
+
+
+HEAP_LINE = re.compile(r"membersim: heap: collected everything at ([0-9.]+) .* in ([0-9.]+) s")
+
+
+def heap_pauses() -> list[tuple[float, float]]:
+    """Each membersim process's collections of everything so far (membersim.heap reports them): when each
+    began (unix time) and how long the process paused."""
+    found = []
+    for log in TMP.glob("membersim-*.log"):
+        for match in HEAP_LINE.finditer(log.read_text(errors="replace")):
+            found.append((float(match[1]), float(match[2])))
+    return sorted(found)
 
 
 def trace_rows(traces: list[Trace], what: str = "new workload") -> list[str]:

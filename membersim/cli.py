@@ -159,7 +159,7 @@ def serve(argv: list[str]) -> int:
             f"membersim: kubeconfig {path} (contexts: {', '.join(simulator.names)}); Ctrl-C to stop",
             flush=True,
         )
-        keeper = HeapKeeper()  # this process's heap is the fleet's: see membersim.heap
+        keeper = HeapKeeper(report=lambda line: print(line, flush=True))  # the fleet's heap: membersim.heap
         while not stop.wait(0.5):
             keeper.tick()
     except OSError as error:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import gc
 import threading
+import time
 
 # Objects frozen since the last collection of everything before the next one, at least (a small
 # fleet, the demo's three clusters, would otherwise have one every few ticks).
@@ -31,9 +32,12 @@ GROWTH = 2.0  # the frozen heap's growth since the last collection of everything
 class HeapKeeper:
     """Call ``tick()`` periodically (the membersim process does, twice a second)."""
 
-    def __init__(self, min_rebuild: int = MIN_REBUILD, growth: float = GROWTH) -> None:
+    def __init__(self, min_rebuild: int = MIN_REBUILD, growth: float = GROWTH, report=None) -> None:
         self.min_rebuild = min_rebuild
         self.growth = growth
+        # called with each collection of everything's line (the process pauses while it runs; a request
+        # slow for no other reason can be matched against these)
+        self.report = report
         self._lock = threading.Lock()
         self.baseline = 0  # objects frozen right after the last collection of everything
         # objects frozen by the ticks since (an upper bound of the growth: some have been freed since;
@@ -48,12 +52,18 @@ class HeapKeeper:
             return  # someone turned the collector off: leave the heap as they want it
         with self._lock:
             if self.added > max(self.min_rebuild, self.baseline * (self.growth - 1)):
+                started, wall = time.monotonic(), time.time()
                 gc.unfreeze()
                 gc.collect()
                 gc.freeze()
                 self.baseline = gc.get_freeze_count()  # a walk of the frozen heap, as the collection was
                 self.added = 0
                 self.rebuilds += 1
+                if self.report is not None:
+                    self.report(
+                        f"membersim: heap: collected everything at {wall:.1f} (unix time), "
+                        f"{self.baseline} objects live, in {time.monotonic() - started:.2f} s"
+                    )
                 return
             gc.collect()  # everything older is frozen: this scans only what is new
             self.added += len(gc.get_objects(generation=2))  # the survivors, about to be frozen

@@ -71,3 +71,19 @@ def test_nothing_is_frozen_while_the_collector_is_off(keeper):
         assert gc.get_freeze_count() == 0
     finally:
         gc.enable()
+
+
+def test_each_collection_of_everything_is_reported_with_its_pause():
+    lines: list[str] = []
+    keeper = HeapKeeper(min_rebuild=1, growth=2.0, report=lines.append)
+    gc.collect()
+    try:
+        keeper.added = 10  # the frozen heap has grown past the threshold
+        keeper.tick()
+        assert keeper.rebuilds == 1
+        assert len(lines) == 1 and "collected everything" in lines[0] and lines[0].endswith(" s")
+        keeper.tick()  # a tick with little new: no collection of everything, nothing reported
+        assert len(lines) == 1
+    finally:
+        keeper.release()
+        gc.collect()
