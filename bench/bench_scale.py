@@ -134,6 +134,13 @@ def parse_args() -> argparse.Namespace:
         help="workloads of each seeding in the 1-against-2 phase (default: a tenth of --workloads)",
     )
     parser.add_argument(
+        "--two-workers-concurrency",
+        type=int,
+        default=1,
+        help="pool processes of each propagate worker in the 1-against-2 phase (the issue's worker process: "
+        "one; docker-compose's worker of four already fills two cores alone)",
+    )
+    parser.add_argument(
         "--quiet-minutes",
         type=int,
         default=0,
@@ -143,13 +150,13 @@ def parse_args() -> argparse.Namespace:
     if (
         min(options.clusters, options.workloads, options.samples, options.member_processes) <= 0
         or min(options.wide_clusters, options.quiet_minutes, options.two_workers_workloads) < 0
-        or options.wide_health_workers < 1
+        or min(options.wide_health_workers, options.two_workers_concurrency) < 1
         or options.samples_minutes < 0
     ):
         parser.error(
             "--clusters, --workloads, --samples and --member-processes must be positive; --wide-clusters, "
             "--quiet-minutes, --two-workers-workloads and --samples-minutes not negative; "
-            "--wide-health-workers at least 1"
+            "--wide-health-workers and --two-workers-concurrency at least 1"
         )
     if not re.fullmatch(r"[a-z_][a-z0-9_]{0,62}", options.database):
         parser.error("--database must be a plain PostgreSQL name (lower case, digits, _)")
@@ -1055,17 +1062,25 @@ def seed_half(namespace: str, names: list[str], processes: int, stack: Stack) ->
 
 
 def one_against_two(stack: Stack, rows: list[str]) -> bool:
-    """1 against 2 propagate worker processes, each seeding a fresh namespace of a tenth of the
-    workloads (--two-workers-workloads), in the order 1, 2, 1: the two-process figure against the mean
-    of the one-process figures before and after it, so that what grows between them (the Works in the
-    database, the watcher's share) weighs on both sides. Each seeding starts once the engine is quiet;
-    the machine's CPU, lock waits and reconcile passes during each are printed beside it."""
+    """1 against 2 propagate worker processes (each a Celery worker of --two-workers-concurrency pool
+    processes, one by default: a worker of docker-compose's four already fills two cores on its own),
+    each seeding a fresh namespace of a tenth of the workloads (--two-workers-workloads), in the order
+    1, 2, 1: the two-process figure against the mean of the one-process figures before and after it,
+    so that what grows between them (the Works in the database, the watcher's share) weighs on both
+    sides. Each seeding starts once the engine is quiet; the machine's CPU, lock waits and reconcile
+    passes during each are printed beside it. The stack's own propagate worker stands aside meanwhile
+    and comes back after."""
     count = OPTIONS.two_workers_workloads or max(1, OPTIONS.workloads // 10)
+    pool = OPTIONS.two_workers_concurrency
     halves: list[tuple[str, Half]] = []
+    quiet()
+    stack.stop("propagate")
+    stack.worker("propagate-1", "propagate", pool)
+    time.sleep(10)  # its pool children are up before the seeding
     for namespace, processes in (("bench-one", 1), ("bench-two", 2), ("bench-one-again", 1)):
         if processes == 2:
-            stack.worker("propagate-2", "propagate", 4)
-            time.sleep(10)  # its pool children are up before the seeding
+            stack.worker("propagate-2", "propagate", pool)
+            time.sleep(10)
         quiet()
         names = [f"w-{i:05d}" for i in range(count)]
         half = seed_half(namespace, names, processes, stack)
@@ -1074,11 +1089,13 @@ def one_against_two(stack: Stack, rows: list[str]) -> bool:
         print(half.row(namespace), flush=True)
         rows.append(half.row(namespace))
         halves.append((namespace, half))
+    stack.stop("propagate-1")
+    stack.worker("propagate", "propagate", 4)
     one = (halves[0][1].rate + halves[2][1].rate) / 2
     two = halves[1][1].rate
     return line(
-        "propagate: 2 worker processes / 1 (Works/s over the middle 80% of a seeding; 1 is the mean of "
-        "the runs before and after)",
+        f"propagate: 2 worker processes / 1 ({pool} pool process{'es' if pool > 1 else ''} each; Works/s "
+        "over the middle 80% of a seeding; 1 is the mean of the runs before and after)",
         f"{two:.0f} / {one:.0f} Works/s",
         "two_workers_ratio",
         two / one,
