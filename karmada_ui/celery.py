@@ -7,7 +7,7 @@ import os
 
 from celery import Celery
 from celery.app.routes import MapRoute
-from celery.signals import celeryd_init
+from celery.signals import celeryd_init, task_postrun, task_prerun
 from kombu import Exchange, Queue
 
 from core import priorities
@@ -84,6 +84,25 @@ def yield_to_liveness(options: dict | None = None, **_: object) -> None:
     niceness = settings.SCHEDULE_NICENESS if queues <= SCHEDULE_QUEUES else settings.ENGINE_NICENESS
     if niceness:
         os.nice(niceness)
+
+
+@celeryd_init.connect
+def keep_database_sessions(**_: object) -> None:
+    """In a worker (not in a caller running tasks eagerly): Celery's Django fixup closes the database
+    connection before and after each task unless CELERY_DB_REUSE_MAX says to reuse it (settings sets it
+    when DATABASE_CONN_MAX_AGE does); then each task checks its connection as Django does between two
+    requests: closed when unusable or older than CONN_MAX_AGE, kept otherwise."""
+    from django.conf import settings
+
+    if settings.CELERY_DB_REUSE_MAX:
+        task_prerun.connect(_recycle_connections, weak=False)
+        task_postrun.connect(_recycle_connections, weak=False)
+
+
+def _recycle_connections(**_: object) -> None:
+    from django.db import close_old_connections
+
+    close_old_connections()
 
 
 app.conf.beat_schedule = {}

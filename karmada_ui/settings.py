@@ -108,8 +108,15 @@ DATABASES = {
     "default": dj_database_url.parse(
         env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'karmada-ui.sqlite3'}"),
         conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0),
+        conn_health_checks=True,  # a kept connection is checked before its first use by a request or task
     )
 }
+# Celery's Django fixup closes a worker's database connection before and after every task unless told
+# to reuse it: with DATABASE_CONN_MAX_AGE set, every task would open a PostgreSQL session of its own (a
+# server process forked, authenticated and set up; a re-plan's hundred tasks, a hundred sessions). Kept
+# for this many tasks at most; between tasks karmada_ui.celery closes one that is unusable or older than
+# CONN_MAX_AGE, as Django does between requests.
+CELERY_DB_REUSE_MAX = 10_000 if DATABASES["default"]["CONN_MAX_AGE"] else None
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL and a busy timeout let the web server and the workers share the demo database.
     DATABASES["default"]["OPTIONS"] = {

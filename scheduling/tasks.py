@@ -80,8 +80,8 @@ def queue_detected(binding_ids: list[int], bulk: bool = False) -> None:
 def schedule_detected(binding_ids: list[int], bulk: bool = False) -> None:
     """schedule_binding for a batch of detected bindings (the clusters read once), then their sync
     whether or not the placement changed: a new template revision changes the Works alone."""
-    scheduler.schedule_bindings(binding_ids)
-    queue_sync(binding_ids, bulk)
+    written = scheduler.schedule_bindings(binding_ids)
+    queue_sync(binding_ids, bulk, replanned=written)
 
 
 @shared_task(name="scheduling.tasks.detect_all", **ONCE)
@@ -103,13 +103,17 @@ def mark_bindings(binding_ids) -> list[int]:
     return fresh
 
 
-def queue_sync(binding_ids: list[int], bulk: bool = False) -> None:
-    """Queue the propagation of bindings in tasks of SYNC_BATCH (BULK_SYNC_BATCH in bulk)."""
+def queue_sync(binding_ids: list[int], bulk: bool = False, replanned: list[int] | None = None) -> None:
+    """Queue the propagation of bindings in tasks of SYNC_BATCH (BULK_SYNC_BATCH in bulk). `replanned`:
+    those a schedule pass has just written, when it was one (see sync_bindings)."""
     size = BULK_SYNC_BATCH if bulk else SYNC_BATCH
     # renders wait behind the member writes of those already rendered (core.priorities)
     priority = priorities.BULK_SYNC if bulk else priorities.SYNC
+    written = None if replanned is None else set(replanned)
     for start in range(0, len(binding_ids), size):
-        after_commit(sync_bindings, binding_ids[start : start + size], bulk=bulk, priority=priority)
+        part = binding_ids[start : start + size]
+        args = (part,) if written is None else (part, sorted(written.intersection(part)))
+        after_commit(sync_bindings, *args, bulk=bulk, priority=priority)
 
 
 def queue_dirty(binding_ids: list[int], bulk: bool = False) -> None:
@@ -122,8 +126,8 @@ def queue_dirty(binding_ids: list[int], bulk: bool = False) -> None:
 def schedule_dirty_batch(binding_ids: list[int], bulk: bool = False) -> None:
     """One pass over dirty bindings: schedule each whose trigger holds, then propagate and aggregate it.
     A mark already taken by another pass means that pass saw this event: nothing left to do for it."""
-    taken = scheduler.schedule_dirty(binding_ids)
-    queue_sync(taken, bulk)
+    done = scheduler.dirty_pass(binding_ids)
+    queue_sync(done.taken, bulk, replanned=done.written)
 
 
 @shared_task(name="scheduling.tasks.schedule_dirty", **ONCE)
@@ -153,8 +157,10 @@ def sync_binding(binding_id: int) -> None:
 
 
 @shared_task(name="scheduling.tasks.sync_bindings", **ONCE)
-def sync_bindings(binding_ids: list[int], bulk: bool = False) -> None:
-    """Propagate a batch of bindings (a schedule pass's): their Works written, then applied in chunks."""
+def sync_bindings(binding_ids: list[int], replanned: list[int] | None = None, bulk: bool = False) -> None:
+    """Propagate a batch of bindings (a schedule pass's): their Works written, then applied in chunks.
+    `replanned`: those of them the schedule pass that queued this wrote (None: not known, every one may
+    have been); a binding it did not write kept its clusters and their order."""
     synced = propagation.sync_bindings(binding_ids)
     pending = synced.pending
     enqueue_works([work_id for binding_id in binding_ids for work_id in pending.get(binding_id, [])], bulk)
@@ -163,7 +169,10 @@ def sync_bindings(binding_ids: list[int], bulk: bool = False) -> None:
     # whose aggregation moved since it last ran
     idle = {binding_id for binding_id, works in pending.items() if not works}
     rendered = idle - synced.unchanged
-    moved = reconcile_digests.unsettled(reconcile_digests.AGGREGATE, sorted(idle & synced.unchanged))
+    # (the check digests every Work's status of each binding it is asked about: most of the cost of a
+    # re-plan's syncs that change nothing, when asked about bindings whose plan did not move)
+    reordered = idle & synced.unchanged & (set(replanned) if replanned is not None else idle)
+    moved = reconcile_digests.unsettled(reconcile_digests.AGGREGATE, sorted(reordered))
     propagation.aggregate_bindings(rendered | set(moved))
     for binding_id in rollouts.active_binding_ids(binding_ids=binding_ids):
         after_commit(advance_rollout, binding_id)  # a rollout started, or its members' status moved

@@ -210,19 +210,33 @@ class Shared:
             return None
 
 
+@dataclass
+class DirtyPass:
+    """What one pass over dirty bindings did: the marks it took (each binding needs its sync) and the
+    bindings among them it wrote (a new plan: their clusters, or their order, may have moved)."""
+
+    taken: list[int]
+    written: list[int]
+
+
 def schedule_dirty(binding_ids: list[int], now: datetime | None = None) -> list[int]:
+    """One pass over dirty bindings (dirty_pass); the ids taken."""
+    return dirty_pass(binding_ids, now).taken
+
+
+def dirty_pass(binding_ids: list[int], now: datetime | None = None) -> DirtyPass:
     """One pass over dirty bindings: take their marks in one statement, then schedule each taken one (in
-    queue order) with the clusters read once; the ids taken (each needs its sync). A mark another pass
-    took already means that pass saw the event."""
+    queue order) with the clusters read once. A mark another pass took already means that pass saw the
+    event."""
     taken = marking.take_many(binding_ids)
     if not taken:
-        return []
+        return DirtyPass([], [])
     now = now or timezone.now()
     bindings = sorted(pass_rows(taken), key=lambda b: (-(b.schedule_priority or 0), b.pk))
     shared = Shared.load(bindings)
     with recording.together():  # one metrics write for the pass, not two per binding
-        schedule_pass(bindings, now, shared)
-    return taken
+        written = schedule_pass(bindings, now, shared)
+    return DirtyPass(taken, sorted(written))
 
 
 def schedule_pass(bindings: list[ResourceBinding], now: datetime, shared: Shared) -> list[int]:

@@ -17,10 +17,10 @@ DEADLINE_S = 90  # 200 workloads on a loaded 2-core machine
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 
 
-def fault_database(url: str) -> str:
+def fault_database(url: str, suffix: str) -> str:
     """A database of this test's own beside the configured one (created fresh, dropped after)."""
     parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc, f"{parts.path.rstrip('/')}_pgkill", "", ""))
+    return urlunsplit((parts.scheme, parts.netloc, f"{parts.path.rstrip('/')}_pgkill{suffix}", "", ""))
 
 
 def terminate_backends(url: str) -> int:
@@ -45,11 +45,22 @@ def terminate_backends(url: str) -> int:
 @pytest.mark.skipif(
     not os.environ.get("REDIS_URL"), reason="needs Redis (REDIS_URL, set by scripts/run-tests)"
 )
-def test_a_worker_database_connection_terminated_mid_task_loses_and_duplicates_nothing(tmp_path):
-    url = fault_database(DATABASE_URL)
-    # A dirty mark whose task died on the terminated connection is queued again after 10 s, not 60.
+@pytest.mark.parametrize(
+    ("conn_max_age", "redis"), [("0", 12), ("60", 15)], ids=["session-a-task", "sessions-kept"]
+)
+def test_a_worker_database_connection_terminated_mid_task_loses_and_duplicates_nothing(
+    tmp_path, conn_max_age, redis
+):
+    url = fault_database(DATABASE_URL, conn_max_age)
+    # A dirty mark whose task died on the terminated connection is queued again after 10 s, not 60. With
+    # DATABASE_CONN_MAX_AGE the worker keeps its sessions between tasks: a terminated one is found
+    # unusable before its next task uses it, and replaced.
     with fault_stack(
-        tmp_path, redis_db(os.environ["REDIS_URL"], 12), database_url=url, SCHEDULING_LOST_MARK_AFTER="10"
+        tmp_path,
+        redis_db(os.environ["REDIS_URL"], redis),
+        database_url=url,
+        SCHEDULING_LOST_MARK_AFTER="10",
+        DATABASE_CONN_MAX_AGE=conn_max_age,
     ) as stack:
         stack.start_worker("worker")
         stack.apply(WORKLOADS)

@@ -226,3 +226,20 @@ def test_storing_an_unchanged_digest_writes_no_row_version(members):
     settled = reconcile_digests.Settled(reconcile_digests.AGGREGATE, [binding.pk])
     settled.store([binding.pk])
     assert row_version() == before
+
+
+def test_a_sync_task_asks_only_after_the_bindings_its_pass_wrote(members):
+    from scheduling import tasks
+
+    first, second = settled_fleet()
+    for binding in (first, second):  # both reordered, as if by two passes
+        ResourceBinding.objects.filter(pk=binding.pk).update(clusters=list(reversed(binding.clusters)))
+    # the pass that queued this sync wrote only `first`: `second` was not written by it, and the
+    # aggregation is not checked for it (the pass that wrote it queued its own sync)
+    tasks.sync_bindings([first.pk, second.pk], [first.pk])
+    assert set(reconcile_digests.moved().aggregate) == {second.pk}
+    first.refresh_from_db()
+    assert [e["clusterName"] for e in first.aggregated_status] == [c["name"] for c in first.clusters]
+    # told nothing of a pass (a page's sync), every binding is checked
+    tasks.sync_bindings([second.pk])
+    assert reconcile_digests.moved().aggregate == {}

@@ -168,3 +168,14 @@ def test_a_binding_written_after_the_pass_read_it_is_planned_from_its_row_as_loc
     written = {b.pk: b for b in ResourceBinding.objects.filter(pk__in=ids)}
     assert set(written[ids[0]].target_replicas().values()) == {3}  # not the replicas the pass read
     assert set(written[ids[1]].target_replicas().values()) == {1}
+
+
+def test_a_pass_tells_the_bindings_it_wrote_from_those_it_only_took(fleet):
+    found = bindings(*[(f"app-{i}", "one", "everywhere", 1, "1m") for i in range(3)])
+    ids = sorted(binding.pk for binding in found.values())
+    marking.mark(ids)
+    settled = scheduler.dirty_pass(ids)
+    assert (settled.taken, settled.written) == (ids, [])  # every re-plan changed nothing
+    reordered(fleet, ids)
+    moved = scheduler.dirty_pass(ids)
+    assert (moved.taken, moved.written) == (ids, ids)  # every binding's clusters in another order
