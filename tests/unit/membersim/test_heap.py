@@ -57,7 +57,9 @@ def test_cyclic_garbage_among_frozen_objects_is_found_when_the_frozen_heap_doubl
     del a, b
     keeper.tick()
     assert gone() is not None  # frozen: out of the collector's sight
-    keeper.baseline = keeper.added - 1  # the frozen heap has (at most) doubled since the baseline
+    # the frozen heap has more than doubled since the baseline, as the ticks counted and as it is
+    keeper.baseline = gc.get_freeze_count() // 2 - 1
+    keeper.added = gc.get_freeze_count()
     keeper.tick()
     assert gone() is None
     assert keeper.rebuilds == 1
@@ -78,12 +80,26 @@ def test_each_collection_of_everything_is_reported_with_its_pause():
     keeper = HeapKeeper(min_rebuild=1, growth=2.0, report=lines.append)
     gc.collect()
     try:
-        keeper.added = 10  # the frozen heap has grown past the threshold
+        keeper.tick()  # everything alive frozen: the heap has grown from nothing past the threshold
+        keeper.added = 10
         keeper.tick()
         assert keeper.rebuilds == 1
         assert len(lines) == 1 and "collected everything" in lines[0] and lines[0].endswith(" s")
+        assert " unreachable, " in lines[0]
         keeper.tick()  # a tick with little new: no collection of everything, nothing reported
         assert len(lines) == 1
     finally:
         keeper.release()
         gc.collect()
+
+
+def test_ticks_that_overcount_do_not_start_a_collection_of_everything(keeper):
+    """The ticks count every object they freeze, also those freed since (a stored object replaced by a
+    newer version): past the threshold the frozen heap is counted itself, and it has not grown."""
+    keeper.baseline = 10**9
+    keeper.tick()  # everything alive frozen
+    keeper.baseline = gc.get_freeze_count()
+    keeper.added = 10 * keeper.baseline  # as if the heap had grown tenfold
+    keeper.tick()
+    assert keeper.rebuilds == 0
+    assert keeper.added < keeper.baseline  # the count starts again from what is truly frozen
