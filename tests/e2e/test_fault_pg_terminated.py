@@ -23,6 +23,17 @@ def fault_database(url: str, suffix: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, f"{parts.path.rstrip('/')}_pgkill{suffix}", "", ""))
 
 
+def sessions_and_tasks(url: str) -> tuple[int, int]:
+    """Sessions ever opened on the database (PostgreSQL's count, flushed by each session at its end at
+    the latest) and task results stored in it."""
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    with psycopg.connect(urlunsplit(("postgresql", parts.netloc, f"/{name}", "", "")), autocommit=True) as db:
+        sessions = db.execute("SELECT sessions FROM pg_stat_database WHERE datname = %s", [name]).fetchone()
+        tasks = db.execute("SELECT count(*) FROM django_celery_results_taskresult").fetchone()
+    return int(sessions[0]) if sessions else 0, int(tasks[0]) if tasks else 0
+
+
 def terminate_backends(url: str) -> int:
     """End every other session on the database (the worker's, its pool's and its beat's); how many."""
     parts = urlsplit(url)
@@ -53,8 +64,9 @@ def test_a_worker_database_connection_terminated_mid_task_loses_and_duplicates_n
 ):
     url = fault_database(DATABASE_URL, conn_max_age)
     # A dirty mark whose task died on the terminated connection is queued again after 10 s, not 60. With
-    # DATABASE_CONN_MAX_AGE the worker keeps its sessions between tasks: a terminated one is found
-    # unusable before its next task uses it, and replaced.
+    # DATABASE_CONN_MAX_AGE the worker keeps its sessions between tasks (counted while the first copies
+    # are made, nothing else using the database): a terminated one is found unusable before its next
+    # task uses it, and replaced.
     with fault_stack(
         tmp_path,
         redis_db(os.environ["REDIS_URL"], redis),
@@ -65,7 +77,16 @@ def test_a_worker_database_connection_terminated_mid_task_loses_and_duplicates_n
         stack.start_worker("worker")
         stack.apply(WORKLOADS)
         started = time.monotonic()
+        sessions_before, tasks_before = sessions_and_tasks(url)
         stack.wait_for_copies(40, DEADLINE_S)
+        time.sleep(1.5)  # a kept session reports itself within a second of its transactions
+        sessions, tasks = sessions_and_tasks(url)
+        opened, ran = sessions - sessions_before, tasks - tasks_before
+        assert ran >= 20, ran
+        if conn_max_age == "0":
+            assert opened >= ran / 2, (opened, ran)  # a session a task (100 for 99 when measured)
+        else:
+            assert opened < ran / 5, (opened, ran)  # kept between tasks (2 for 101 when measured)
         ended = 0
         at_first = stack.copies_held()  # the first round must come while copies are still to be made
         for _ in range(3):  # several rounds, so some land inside a task's transaction
