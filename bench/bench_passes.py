@@ -1,7 +1,7 @@
 """Benchmark: one schedule pass and one apply chunk in-process on PostgreSQL against 20 simulated clusters.
 
 Seeds a Duplicated fleet through `apply_yaml` (tasks eager), then times, in this process:
-- schedule passes: every binding marked dirty, then `schedule_dirty`'s work (take the mark, schedule)
+- schedule passes: every binding marked dirty, then `scheduler.dirty_pass`'s work (take the mark, schedule)
   for each: bindings per second, against issue 15's 500/s for one worker;
 - apply chunks: `dispatch.apply_works` over chunks of the Works already applied (a member call each, the
   outcome written back): Works per second, against the raw official client creating the same objects.
@@ -167,7 +167,7 @@ def schedule_pass(ids: list[int]) -> float:
     marking.mark(ids)
     started = time.perf_counter()
     for start in range(0, len(ids), DIRTY_BATCH):
-        scheduler.schedule_dirty(ids[start : start + DIRTY_BATCH])
+        scheduler.dirty_pass(ids[start : start + DIRTY_BATCH])
     return len(ids) / (time.perf_counter() - started)
 
 

@@ -199,7 +199,7 @@ def seed() -> int:
 
     for start in range(0, len(ids), 100):
         marking.mark(ids[start : start + 100])
-        scheduler.schedule_dirty(ids[start : start + 100])
+        scheduler.dirty_pass(ids[start : start + 100])
         propagation.sync_bindings(ids[start : start + 100])
     now = timezone.now()
     status = {"replicas": 1, "readyReplicas": 1, "updatedReplicas": 1, "availableReplicas": 1}

@@ -219,11 +219,6 @@ class DirtyPass:
     written: list[int]
 
 
-def schedule_dirty(binding_ids: list[int], now: datetime | None = None) -> list[int]:
-    """One pass over dirty bindings (dirty_pass); the ids taken."""
-    return dirty_pass(binding_ids, now).taken
-
-
 def dirty_pass(binding_ids: list[int], now: datetime | None = None) -> DirtyPass:
     """One pass over dirty bindings: take their marks in one statement, then schedule each taken one (in
     queue order) with the clusters read once. A mark another pass took already means that pass saw the

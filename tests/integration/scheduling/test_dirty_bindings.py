@@ -118,9 +118,9 @@ def test_a_batch_pass_takes_only_the_marks_still_set_and_schedules_what_moved(me
     assert sorted(marking.mark(ids)) == sorted(ids)
     assert marking.take_many([env.pk]) == [env.pk]  # another pass took this one
     assert marking.take_many([env.pk]) == []
-    assert tasks.scheduler.schedule_dirty(ids) == sorted(set(ids) - {env.pk})
+    assert tasks.scheduler.dirty_pass(ids).taken == sorted(set(ids) - {env.pk})
     assert dirty(bindings) == set()
-    assert tasks.scheduler.schedule_dirty(ids) == []  # nothing marked: nothing taken
+    assert tasks.scheduler.dirty_pass(ids).taken == []  # nothing marked: nothing taken
     cluster_services.patch_labels(members["cluster-02"], {"env": "dev"})  # marks by-env, its batch runs
     assert dirty(bindings) == set()
     assert set(ResourceBinding.objects.get(pk=env.pk).target_replicas()) == {"cluster-01"}
@@ -131,7 +131,7 @@ def test_a_replan_that_changes_nothing_reads_no_status_or_manifest_and_writes_th
     ids = [b.pk for b in bindings.values()]
     marking.mark(ids)
     with CaptureQueriesContext(connection) as captured:
-        assert sorted(tasks.scheduler.schedule_dirty(ids)) == sorted(ids)
+        assert sorted(tasks.scheduler.dirty_pass(ids).taken) == sorted(ids)
     sql = [q["sql"] for q in captured.captured_queries]
     writes = [q for q in sql if q.split(" ", 1)[0] in ("INSERT", "UPDATE", "DELETE")]
     scheduling_writes = [q for q in writes if '"scheduling_' in q.split("(", 1)[0]]

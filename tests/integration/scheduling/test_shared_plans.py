@@ -109,7 +109,7 @@ def test_a_shared_plan_still_moves_every_binding_off_a_cluster_that_left(fleet):
     fleet[0].delete()
     ids = [binding.pk for binding in found.values()]
     marking.mark(ids)
-    assert sorted(scheduler.schedule_dirty(ids)) == sorted(ids)
+    assert sorted(scheduler.dirty_pass(ids).taken) == sorted(ids)
     for binding in ResourceBinding.objects.filter(pk__in=ids):
         assert sorted(binding.target_replicas()) == fleet_names(4)[1:]
 
@@ -130,7 +130,7 @@ def test_a_pass_writes_its_changed_plans_together_whatever_their_number(
     ids = [binding.pk for binding in found.values()]
     reordered(fleet, ids)
     with django_assert_max_num_queries(12):
-        assert sorted(scheduler.schedule_dirty(ids)) == sorted(ids)
+        assert sorted(scheduler.dirty_pass(ids).taken) == sorted(ids)
     for binding in ResourceBinding.objects.filter(pk__in=ids):
         assert [c["name"] for c in binding.clusters] == [fleet[-1].name, *fleet_names(4)[:3]]
         assert binding.summary_clusters == 4  # the same targets: the counts stand
@@ -141,7 +141,7 @@ def test_a_pass_that_moves_targets_keeps_the_stored_counts_in_step(fleet):
     ids = [binding.pk for binding in found.values()]
     fleet[0].delete()
     marking.mark(ids)
-    scheduler.schedule_dirty(ids)
+    scheduler.dirty_pass(ids)
     for binding in ResourceBinding.objects.filter(pk__in=ids):
         assert (binding.summary_clusters, binding.summary_desired) == (3, 6)
         fresh = ResourceBinding.objects.get(pk=binding.pk)
@@ -153,7 +153,7 @@ def test_a_pass_leaves_a_binding_whose_plan_changes_nothing_unwritten(fleet):
     ids = [binding.pk for binding in found.values()]
     before = dict(ResourceBinding.objects.filter(pk__in=ids).values_list("pk", "updated_at"))
     marking.mark(ids)
-    scheduler.schedule_dirty(ids)
+    scheduler.dirty_pass(ids)
     assert dict(ResourceBinding.objects.filter(pk__in=ids).values_list("pk", "updated_at")) == before
 
 
