@@ -65,3 +65,18 @@ def test_local_secret_is_created_once_and_then_kept(tmp_path):
     assert len(first) > 40
     assert local_secret(path) == first
     assert oct(path.stat().st_mode & 0o777) == "0o600"
+
+
+def test_manage_py_refuses_a_bad_setting_in_one_line():
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "SCHEDULE_NICENESS": "25"}
+    done = subprocess.run(
+        [sys.executable, "manage.py", "check"], cwd=root, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode != 0
+    assert done.stderr.strip() == "manage.py: SCHEDULE_NICENESS=25: must be at most 19"
