@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from clusters.credentials import decrypt_connection, encrypt_connection
 from clusters.k8s import ClusterConnection
 from clusters.names import cluster_name_error
+from core.json_field import JSONField
 from kubesyntax.labels import LabelSyntaxError, check_labels
 from kubesyntax.names import label_key_error
 from kubesyntax.taints import EFFECTS
@@ -72,9 +73,9 @@ class Cluster(models.Model):
     provider = models.CharField(_("provider"), max_length=63, blank=True)
     region = models.CharField(_("region"), max_length=63, blank=True)
     zone = models.CharField(_("zone"), max_length=63, blank=True)
-    zones = models.JSONField(_("zones"), default=list, blank=True)
-    labels = models.JSONField(_("labels"), default=dict, blank=True, validators=[validate_labels])
-    taints = models.JSONField(_("taints"), default=list, blank=True, validators=[validate_taints])
+    zones = JSONField(_("zones"), default=list, blank=True)
+    labels = JSONField(_("labels"), default=dict, blank=True, validators=[validate_labels])
+    taints = JSONField(_("taints"), default=list, blank=True, validators=[validate_taints])
     sync_mode = models.CharField(max_length=8, choices=SyncMode.choices, default=SyncMode.PUSH)
     credentials = models.TextField(blank=True, editable=False)  # Fernet token, see clusters.credentials
     insecure_skip_tls_verify = models.BooleanField(default=False)
@@ -82,7 +83,7 @@ class Cluster(models.Model):
 
     # Karmada's ClusterStatus, as its JSON: conditions, kubernetesVersion, apiEnablements, nodeSummary,
     # resourceSummary; plus the pages' own query columns below.
-    status = models.JSONField(default=dict, blank=True)
+    status = JSONField(default=dict, blank=True)
     ready = models.CharField(
         max_length=8, choices=ReadyState.choices, default=ReadyState.UNKNOWN, db_index=True
     )
@@ -100,8 +101,8 @@ class Cluster(models.Model):
     pods_allocated = models.BigIntegerField(default=0)
     cpu_usage = models.BigIntegerField(null=True, blank=True)
     memory_usage = models.BigIntegerField(null=True, blank=True)
-    pod_cidrs = models.JSONField(default=list, blank=True)
-    service_cidrs = models.JSONField(default=list, blank=True)
+    pod_cidrs = JSONField(default=list, blank=True)
+    service_cidrs = JSONField(default=list, blank=True)
     probe_latency_ms = models.FloatField(null=True, blank=True)
 
     # The health state machine (see clusters.health): the last raw observation and since when it holds.
@@ -198,8 +199,8 @@ class ClusterInventory(models.Model):
     cluster = models.OneToOneField(
         Cluster, on_delete=models.CASCADE, primary_key=True, related_name="inventory"
     )
-    nodes = models.JSONField(default=list)
-    pods = models.JSONField(default=dict)  # PodTotals.as_json()
+    nodes = JSONField(default=list)
+    pods = JSONField(default=dict)  # PodTotals.as_json()
     changed_at = models.DateTimeField(null=True)
     confirmed_at = models.DateTimeField(null=True)
 
@@ -229,10 +230,10 @@ class LabelConvention(models.Model):
     key = models.CharField(_("key"), max_length=317, unique=True)
     description = models.CharField(_("description"), max_length=300, blank=True)
     required = models.BooleanField(_("required"), default=False)
-    allowed_values = models.JSONField(_("allowed values"), default=list, blank=True)
+    allowed_values = JSONField(_("allowed values"), default=list, blank=True)
     pattern = models.CharField(_("pattern"), max_length=200, blank=True, help_text=_("a regular expression"))
     example = models.CharField(_("example"), max_length=63, blank=True)
-    aliases = models.JSONField(
+    aliases = JSONField(
         _("aliases"), default=list, blank=True, help_text=_("other keys that mean the same thing")
     )
     updated = models.DateTimeField(auto_now=True)

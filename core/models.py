@@ -7,6 +7,8 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 
+from core.json_field import JSONField
+
 
 class AuditEntryImmutable(RuntimeError):
     """An audit entry was to be changed or deleted; entries are written once and kept as they are."""
@@ -34,12 +36,12 @@ class AuditEntry(models.Model):
     object_namespace = models.CharField(max_length=253, blank=True)
     object_name = models.CharField(max_length=253)
     summary = models.TextField(blank=True)
-    changes = models.JSONField(
+    changes = JSONField(
         default=dict,
         blank=True,
         help_text="{field: {before, after}} for every field the change touched; secrets redacted.",
     )
-    placement_delta = models.JSONField(
+    placement_delta = JSONField(
         default=dict,
         blank=True,
         help_text="{cluster: {before, after}} for every cluster whose replicas changed.",

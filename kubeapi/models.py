@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from django.db import models
 
+from core.json_field import JSONField
+
 
 class Tombstone(models.Model):
     """An object deleted through any door: its kind key, identity, last form and when it went."""
@@ -13,7 +15,7 @@ class Tombstone(models.Model):
     namespace = models.CharField(max_length=253, blank=True)
     name = models.CharField(max_length=253)
     resource_version = models.BigIntegerField(db_index=True)
-    document = models.JSONField()
+    document = JSONField()
 
     class Meta:
         indexes = [models.Index(fields=["kind_key", "resource_version"])]
@@ -30,7 +32,7 @@ class ManagedFields(models.Model):
     kind_key = models.CharField(max_length=320, help_text="group/Kind, e.g. apps/Deployment")
     namespace = models.CharField(max_length=253, blank=True)
     name = models.CharField(max_length=253)
-    entries = models.JSONField(default=list)
+    entries = JSONField(default=list)
 
     class Meta:
         constraints = [

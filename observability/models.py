@@ -7,6 +7,8 @@ from datetime import datetime
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from core.json_field import JSONField
+
 
 class AlertState(models.TextChoices):
     PENDING = "pending", _("Pending")
@@ -22,8 +24,8 @@ class Alert(models.Model):
 
     rule = models.CharField(max_length=64)
     fingerprint = models.CharField(max_length=32)
-    labels = models.JSONField(default=dict)
-    annotations = models.JSONField(default=dict)
+    labels = JSONField(default=dict)
+    annotations = JSONField(default=dict)
     state = models.CharField(max_length=8, choices=AlertState.choices, default=AlertState.PENDING)
     value = models.FloatField(null=True)
     active_since = models.DateTimeField()
@@ -49,7 +51,7 @@ class Alert(models.Model):
 class Silence(models.Model):
     """Mutes notifications of every alert whose labels match all its matchers, until it ends."""
 
-    matchers = models.JSONField(_("matchers"), default=dict)
+    matchers = JSONField(_("matchers"), default=dict)
     comment = models.CharField(_("comment"), max_length=500)
     created_by = models.CharField(_("created by"), max_length=150)
     starts_at = models.DateTimeField(_("starts at"))
@@ -79,7 +81,7 @@ class Receiver(models.Model):
     name = models.CharField(_("name"), max_length=64, unique=True)
     kind = models.CharField(_("kind"), max_length=8, choices=ReceiverKind.choices)
     url = models.URLField(_("webhook URL"), max_length=2048, blank=True)
-    emails = models.JSONField(_("e-mail addresses"), default=list, blank=True)
+    emails = JSONField(_("e-mail addresses"), default=list, blank=True)
     send_resolved = models.BooleanField(_("send resolved"), default=True)
     enabled = models.BooleanField(_("enabled"), default=True)
 
@@ -106,7 +108,7 @@ class Delivery(models.Model):
     alert = models.ForeignKey(Alert, on_delete=models.CASCADE, related_name="deliveries")
     receiver = models.ForeignKey(Receiver, on_delete=models.CASCADE, related_name="deliveries")
     status = models.CharField(max_length=8, choices=AlertState.choices)  # firing or resolved
-    payload = models.JSONField(default=dict)
+    payload = JSONField(default=dict)
     state = models.CharField(max_length=8, choices=DeliveryState.choices, default=DeliveryState.PENDING)
     attempts = models.PositiveIntegerField(default=0)
     response_code = models.PositiveIntegerField(null=True, blank=True)

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.db import models
 
+from core.json_field import JSONField
 from scheduling.karmada import names
 from scheduling.karmada.names import (
     CLUSTER_OVERRIDE_POLICY,
@@ -55,10 +56,10 @@ class ResourceTemplate(models.Model):
     kind = models.CharField(max_length=63)
     namespace = models.CharField(max_length=63, blank=True, help_text="Empty for cluster-scoped kinds.")
     name = models.CharField(max_length=253)
-    manifest = models.JSONField(help_text="The object as applied, without server-populated fields.")
+    manifest = JSONField(help_text="The object as applied, without server-populated fields.")
     generation = models.PositiveBigIntegerField(default=1)
     # status aggregated from the member copies (karmada/status.py), as Karmada writes it on the template
-    status = models.JSONField(default=dict, blank=True)
+    status = JSONField(default=dict, blank=True)
     # The detector's claim: which policy holds this template (Karmada's claim labels on the template).
     policy = models.ForeignKey(
         "PropagationPolicy", null=True, blank=True, on_delete=models.SET_NULL, related_name="templates"
@@ -107,9 +108,9 @@ class PolicyBase(models.Model):
     namespace = models.CharField(max_length=63, blank=True, help_text="Empty for cluster-scoped policies.")
     name = models.CharField(max_length=253)
     permanent_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
-    labels = models.JSONField(default=dict, blank=True)
-    annotations = models.JSONField(default=dict, blank=True)
-    spec = models.JSONField(help_text="The Karmada spec, with webhook defaults applied.")
+    labels = JSONField(default=dict, blank=True)
+    annotations = JSONField(default=dict, blank=True)
+    spec = JSONField(help_text="The Karmada spec, with webhook defaults applied.")
     generation = models.PositiveBigIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -183,35 +184,35 @@ class ResourceBinding(models.Model):
     template_generation = models.PositiveBigIntegerField(default=0)
     # spec
     replicas = models.IntegerField(default=0)
-    replica_requirements = models.JSONField(null=True, blank=True)
-    placement = models.JSONField(default=dict, blank=True)
-    clusters = models.JSONField(default=list, blank=True, help_text="spec.clusters: [{name, replicas}]")
-    graceful_eviction_tasks = models.JSONField(default=list, blank=True)
+    replica_requirements = JSONField(null=True, blank=True)
+    placement = JSONField(default=dict, blank=True)
+    clusters = JSONField(default=list, blank=True, help_text="spec.clusters: [{name, replicas}]")
+    graceful_eviction_tasks = JSONField(default=list, blank=True)
     reschedule_triggered_at = models.DateTimeField(null=True, blank=True)
     scheduler_name = models.CharField(max_length=253, default="default-scheduler")
     conflict_resolution = models.CharField(max_length=10, default="Abort")
     propagate_deps = models.BooleanField(default=False)
     preserve_resources_on_deletion = models.BooleanField(default=False)
-    suspension = models.JSONField(null=True, blank=True)
+    suspension = JSONField(null=True, blank=True)
     # karmada-ui: an operator's own holds on this workload {scheduling, dispatching, dispatchingOnClusters},
     # merged into spec.suspension with the policy's (karmada/suspension.py)
-    suspension_holds = models.JSONField(default=dict, blank=True)
+    suspension_holds = JSONField(default=dict, blank=True)
     # spec.schedulePriority.priority, resolved from the policy's PriorityClass; None when the policy sets none
     schedule_priority = models.IntegerField(null=True, blank=True, db_index=True)
     # spec.workloadAffinityGroups {affinityGroup, antiAffinityGroup}: "<label key>=<value>" of the template
-    workload_affinity_groups = models.JSONField(null=True, blank=True)
-    failover = models.JSONField(null=True, blank=True)
-    required_by = models.JSONField(
+    workload_affinity_groups = JSONField(null=True, blank=True)
+    failover = JSONField(null=True, blank=True)
+    required_by = JSONField(
         default=list, blank=True, help_text="Bindings whose workloads reference this dependency."
     )
     # metadata.annotations[policy.karmada.io/applied-placement]
-    applied_placement = models.JSONField(null=True, blank=True)
+    applied_placement = JSONField(null=True, blank=True)
     # status
-    conditions = models.JSONField(default=list, blank=True)
+    conditions = JSONField(default=list, blank=True)
     scheduler_observed_affinity_name = models.CharField(max_length=63, blank=True)
     scheduler_observed_generation = models.PositiveBigIntegerField(default=0)
     last_scheduled_time = models.DateTimeField(null=True, blank=True)
-    aggregated_status = models.JSONField(default=list, blank=True)
+    aggregated_status = JSONField(default=list, blank=True)
     # karmada-ui: the counts a workload row shows (karmada/work_counts.py), kept by save() and by every
     # write of aggregatedStatus (a bulk write must call refresh_counts()), so lists never decode
     # spec.clusters or aggregatedStatus
@@ -323,7 +324,7 @@ class Work(models.Model):
     namespace = models.CharField(max_length=253)
     name = models.CharField(max_length=253)
     permanent_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
-    manifest = models.JSONField()
+    manifest = JSONField()
     desired_hash = models.CharField(max_length=64)
     applied_hash = models.CharField(max_length=64, blank=True)
     applied = models.BooleanField(default=False)
@@ -335,12 +336,12 @@ class Work(models.Model):
     preserve_on_delete = models.BooleanField(default=False)
     suspended = models.BooleanField(default=False)
     # the applied-(cluster-)overrides annotations: {"cluster": [...], "namespaced": [...]}
-    applied_overrides = models.JSONField(default=dict, blank=True)
+    applied_overrides = JSONField(default=dict, blank=True)
     # status collected back from the member cluster
     health = models.CharField(max_length=10, default=UNKNOWN)
     # since when the member copy has been Unhealthy without a break (application failover counts from it)
     unhealthy_since = models.DateTimeField(null=True, blank=True)
-    status = models.JSONField(default=dict, blank=True)
+    status = JSONField(default=dict, blank=True)
     status_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -371,7 +372,7 @@ class Event(models.Model):
     type = models.CharField(max_length=10, default=NORMAL)
     reason = models.CharField(max_length=63)
     message = models.TextField()
-    data = models.JSONField(default=dict, blank=True)
+    data = JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:
@@ -387,9 +388,9 @@ class ClusterTaintPolicy(models.Model):
 
     name = models.CharField(max_length=253, unique=True)
     permanent_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
-    labels = models.JSONField(default=dict, blank=True)
-    annotations = models.JSONField(default=dict, blank=True)
-    spec = models.JSONField()
+    labels = JSONField(default=dict, blank=True)
+    annotations = JSONField(default=dict, blank=True)
+    spec = JSONField()
     generation = models.PositiveBigIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -407,13 +408,13 @@ class WorkloadRebalancer(models.Model):
 
     name = models.CharField(max_length=253, unique=True)
     permanent_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
-    labels = models.JSONField(default=dict, blank=True)
-    annotations = models.JSONField(default=dict, blank=True)
+    labels = JSONField(default=dict, blank=True)
+    annotations = JSONField(default=dict, blank=True)
     # spec.workloads: [{apiVersion, kind, name, namespace}]
-    workloads = models.JSONField(default=list)
+    workloads = JSONField(default=list)
     ttl_seconds_after_finished = models.PositiveIntegerField(null=True, blank=True)
     # status.observedWorkloads: [{workload, result: Successful|Failed, reason}]
-    observed_workloads = models.JSONField(default=list, blank=True)
+    observed_workloads = JSONField(default=list, blank=True)
     observed_generation = models.PositiveBigIntegerField(default=0)
     finish_time = models.DateTimeField(null=True, blank=True)
     generation = models.PositiveBigIntegerField(default=1)
@@ -438,9 +439,9 @@ class FederatedResourceQuota(models.Model):
     namespace = models.CharField(max_length=63)
     name = models.CharField(max_length=253)
     permanent_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
-    labels = models.JSONField(default=dict, blank=True)
-    annotations = models.JSONField(default=dict, blank=True)
-    spec = models.JSONField(help_text="The Karmada spec: overall and, optionally, staticAssignments.")
+    labels = JSONField(default=dict, blank=True)
+    annotations = JSONField(default=dict, blank=True)
+    spec = JSONField(help_text="The Karmada spec: overall and, optionally, staticAssignments.")
     generation = models.PositiveBigIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -473,8 +474,8 @@ class DriftEvent(models.Model):
     object_namespace = models.CharField(max_length=253, blank=True)
     object_name = models.CharField(max_length=253)
     detected_at = models.DateTimeField(db_index=True)
-    changes = models.JSONField(default=list, help_text="[{path, desired, live, managers}]")
-    managers = models.JSONField(default=list, help_text="[{manager, operation, time}] of the changed fields")
+    changes = JSONField(default=list, help_text="[{path, desired, live, managers}]")
+    managers = JSONField(default=list, help_text="[{manager, operation, time}] of the changed fields")
     diff = models.TextField(blank=True, help_text="unified diff of our manifest against the live copy")
     state = models.CharField(max_length=16, choices=STATES, default=REPAIRING)
     held_reason = models.TextField(blank=True)
@@ -495,7 +496,7 @@ class TemplateRevision(models.Model):
 
     template = models.ForeignKey(ResourceTemplate, on_delete=models.CASCADE, related_name="revisions")
     generation = models.PositiveBigIntegerField()
-    manifest = models.JSONField()
+    manifest = JSONField()
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -519,8 +520,8 @@ class Rollout(models.Model):
     from_revision = models.ForeignKey(TemplateRevision, on_delete=models.CASCADE, related_name="+")
     to_revision = models.ForeignKey(TemplateRevision, on_delete=models.CASCADE, related_name="+")
     phase = models.CharField(max_length=16, default="Progressing", db_index=True)
-    released = models.JSONField(default=dict, blank=True, help_text="{cluster: ISO time it was updated}")
-    failed = models.JSONField(default=list, blank=True, help_text="The stages that halted it.")
+    released = JSONField(default=dict, blank=True, help_text="{cluster: ISO time it was updated}")
+    failed = JSONField(default=list, blank=True, help_text="The stages that halted it.")
     message = models.TextField(blank=True)
     started_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from core.json_field import JSONField
+
 
 class PolicyDraft(models.Model):
     """One draft per policy identity; applying the policy removes its draft."""
@@ -12,7 +14,7 @@ class PolicyDraft(models.Model):
     kind = models.CharField(max_length=40)
     namespace = models.CharField(max_length=63, blank=True)
     name = models.CharField(max_length=253)
-    document = models.JSONField(help_text="The whole policy document as the editor holds it.")
+    document = JSONField(help_text="The whole policy document as the editor holds it.")
     author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
