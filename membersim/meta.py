@@ -10,6 +10,8 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
+
 from membersim.resources import Resource
 
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
@@ -35,12 +37,24 @@ def now() -> str:
 
 
 def interned_copy(value: Any) -> Any:
-    """A deep copy of a decoded JSON value whose keys (and short strings) are shared with every other
-    object's: the same few hundred names recur in each of a fleet's hundred thousand objects."""
+    """A deep copy of a decoded JSON value whose keys are shared with every other object's: the same few
+    hundred names recur in each of a fleet's hundred thousand objects. Made by orjson, in C, whose
+    decoder keeps one string per key; the parts equal to a stored object's are then shared whole by
+    ``shared``. What orjson cannot encode (a key that is not a string, an integer past 64 bits, a
+    float that is not a number) is copied by walking it."""
+    try:
+        copy = orjson.loads(orjson.dumps(value))
+    except TypeError:  # orjson.JSONEncodeError is one
+        return _walked_copy(value)
+    # orjson writes a float that is not a number as null: such a value is copied by walking it
+    return copy if copy == value else _walked_copy(value)
+
+
+def _walked_copy(value: Any) -> Any:
     if isinstance(value, dict):
-        return {sys.intern(k) if isinstance(k, str) else k: interned_copy(v) for k, v in value.items()}
+        return {sys.intern(k) if isinstance(k, str) else k: _walked_copy(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [interned_copy(v) for v in value]
+        return [_walked_copy(v) for v in value]
     if isinstance(value, str) and len(value) <= 40:
         return sys.intern(value)
     return value
@@ -106,10 +120,11 @@ def stamp_new(resource: Resource, obj: dict[str, Any]) -> dict[str, Any]:
     return obj
 
 
-_SHARED: dict[Any, Any] = {}
-# id of a part in _SHARED -> (the part, which keeps the id from being reused; its hash)
-_KNOWN: dict[int, tuple[Any, int]] = {}
+_SHARED: dict[int, Any] = {}
+# id of a part in _SHARED -> the part (which keeps the id from being reused)
+_KNOWN: dict[int, Any] = {}
 MAX_SHARED = 200_000
+_NESTED = (dict, list)
 
 
 def shared(obj: dict[str, Any]) -> dict[str, Any]:
@@ -120,59 +135,48 @@ def shared(obj: dict[str, Any]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in obj.items():
         if key == "metadata" and isinstance(value, dict):
-            result[key] = {k: _share(v)[0] for k, v in value.items()}
+            result[key] = {k: _share(v) for k, v in value.items()}
         else:
-            result[key] = _share(value)[0]
+            result[key] = _share(value)
     return result
 
 
 def shared_part(value: Any) -> Any:
     """``value`` (a status, a spec) as ``shared`` shares an object's parts."""
-    return _share(value)[0]
+    return _share(value)
 
 
-def _share(value: Any) -> tuple[Any, int]:
-    """(the shared equal of ``value``, its hash). The table is keyed by hash alone, to stay small, and
-    a hit is used only when it is equal; bool, int and str hash apart by type, as JSON keeps them.
-    Scalars are hashed in place rather than by a call each: they are most of an object's leaves; a
-    part that is already the shared one (a pod's spec taken from its template) is known by identity."""
-    known = _KNOWN.get(id(value))
-    if known is not None and known[0] is value:
-        return value, known[1]
+def _share(value: Any) -> Any:
+    """The shared equal of ``value``. A part is looked up whole first, by the hash of its JSON (encoded
+    in C, so a part seen before costs one encoding, not a walk of its every leaf); only a part not seen
+    whole is walked, its own parts looked up the same way. JSON tells bool, int and float apart as the
+    stored objects do; a hit is used only when it is also equal. A part that is already the shared one
+    (a pod's spec taken from its template) is known by identity."""
+    if not isinstance(value, _NESTED):
+        return value
+    if _KNOWN.get(id(value)) is value:
+        return value
+    try:
+        key: int | None = hash(orjson.dumps(value))
+    except TypeError:  # what JSON cannot hold as orjson writes it (a key that is not a string): unshared
+        key = None
+    if key is not None:
+        found = _SHARED.get(key)
+        if found is not None and found == value:
+            return found
     candidate: Any
     if isinstance(value, dict):
-        candidate = {}
-        hashes = []
-        for k, v in value.items():
-            if isinstance(v, (dict, list)):
-                v, part_hash = _share(v)
-            else:
-                part_hash = hash((type(v), v))
-            candidate[k] = v
-            hashes.append((k, part_hash))
-        key = hash(("{", tuple(hashes)))
-    elif isinstance(value, list):
-        candidate = []
-        hashes = []
-        for v in value:
-            if isinstance(v, (dict, list)):
-                v, part_hash = _share(v)
-            else:
-                part_hash = hash((type(v), v))
-            candidate.append(v)
-            hashes.append(part_hash)
-        key = hash(("[", tuple(hashes)))
+        candidate = {k: _share(v) if isinstance(v, _NESTED) else v for k, v in value.items()}
     else:
-        return value, hash((type(value), value))
-    found = _SHARED.get(key)
-    if found is not None and found == candidate:
-        return found, key
+        candidate = [_share(v) if isinstance(v, _NESTED) else v for v in value]
+    if key is None:
+        return candidate
     if len(_SHARED) >= MAX_SHARED:
         _SHARED.clear()  # what is stored keeps its sharing; only later objects start over
         _KNOWN.clear()
     _SHARED[key] = candidate
-    _KNOWN[id(candidate)] = (candidate, key)
-    return candidate, key
+    _KNOWN[id(candidate)] = candidate
+    return candidate
 
 
 def owner_reference(owner: dict[str, Any], *, controller: bool = True) -> dict[str, Any]:
