@@ -23,6 +23,6 @@ def test_what_orjson_refuses_is_read_by_the_standard_library_and_what_is_not_jso
 
 
 def test_migrations_name_djangos_own_field():
-    name, path, args, kwargs = JSONField(default=dict, blank=True).deconstruct()
+    _, path, args, kwargs = JSONField(default=dict, blank=True).deconstruct()
     assert path == "django.db.models.JSONField"
     assert models.JSONField(default=dict, blank=True).deconstruct()[1:] == (path, args, kwargs)
