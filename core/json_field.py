@@ -11,7 +11,7 @@ from django.db import models
 from django.db.models.fields.json import KeyTransform
 
 
-class JSONField(models.JSONField):
+class OrjsonJSONField(models.JSONField):
     """models.JSONField whose reads decode with orjson when no custom decoder is set."""
 
     def from_db_value(self, value: Any, expression: Any, connection: Any) -> Any:
@@ -32,3 +32,8 @@ class JSONField(models.JSONField):
         name, _, args, kwargs = super().deconstruct()
         # the same column as Django's field: migrations, old and new, name that one
         return name, "django.db.models.JSONField", args, kwargs
+
+
+# What the models declare their JSON columns with. Typed Any, as Django's own fields are to this
+# project's type checking (Django ships no types): a column's value is whatever JSON it holds.
+JSONField: Any = OrjsonJSONField
