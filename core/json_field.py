@@ -4,11 +4,16 @@ manifest or status), the standard library for what orjson refuses; migrations se
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import orjson
 from django.db import models
 from django.db.models.fields.json import KeyTransform
+
+# orjson reads an integer past 64 bits as a float (a Kubernetes API server's reading, not a database's):
+# a column whose text holds a run of 19 digits or more is read by the standard library, exactly
+_LONG_NUMBER = re.compile(r"\d{19}")
 
 
 class OrjsonJSONField(models.JSONField):
@@ -20,13 +25,15 @@ class OrjsonJSONField(models.JSONField):
         # some backends (SQLite) extract a key's non-string values in their SQL types
         if isinstance(expression, KeyTransform) and not isinstance(value, str):
             return value
-        try:
-            return orjson.loads(value)
-        except orjson.JSONDecodeError:  # an integer past 64 bits, or not JSON at all
+        if isinstance(value, str) and not _LONG_NUMBER.search(value):
             try:
-                return json.loads(value)
-            except json.JSONDecodeError:
-                return value
+                return orjson.loads(value)
+            except orjson.JSONDecodeError:  # NaN, Infinity: the standard library reads them
+                pass
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value
 
     def deconstruct(self) -> tuple[str, str, list[Any], dict[str, Any]]:
         name, _, args, kwargs = super().deconstruct()

@@ -18,7 +18,11 @@ def test_it_reads_json_as_djangos_field_does():
 
 def test_what_orjson_refuses_is_read_by_the_standard_library_and_what_is_not_json_is_left_as_it_is():
     field = JSONField()
-    assert field.from_db_value('{"n": 1180591620717411303424}', None, None) == {"n": 2**70}
+    # integers past 64 bits stay exact integers (orjson would read them as floats)
+    big = field.from_db_value('{"n": 1180591620717411303425, "m": -9223372036854775809}', None, None)
+    assert big == {"n": 2**70 + 1, "m": -(2**63) - 1}
+    assert all(type(v) is int for v in big.values())
+    assert field.from_db_value('{"ratio": NaN}', None, None)["ratio"] != 0
     assert field.from_db_value("not json", None, None) == "not json"
 
 
