@@ -53,8 +53,9 @@ accepted unless ``anonymous=False``, because kubectl never sends kubeconfig cred
 Workloads: pods of a template annotated ``membersim.io/fail: CrashLoopBackOff`` (or ``ImagePullBackOff``,
 ``ErrImagePull``, ``Error``) report that failure and never become ready; ``Error`` fails pods whose
 restartPolicy is Never (so Jobs retry up to backoffLimit) and crash-loops the others. A crash-looping
-container fails a second after each start and restarts with the kubelet's back-off (10 s doubling to
-5 min, or from ``membersim.io/backoff-seconds``), each run with its own log (``previous`` reads the last).
+container fails one to two seconds after each start (its startedAt keeps whole seconds) and restarts
+with the kubelet's back-off (10 s doubling to 5 min, or from ``membersim.io/backoff-seconds``), each run
+with its own log (``previous`` reads the last).
 
 The command line (``python -m membersim --help``) serves the same and adds ``ctl`` for faults.
 The dashboard never imports this package; it talks to the clusters over HTTP like to real ones.

@@ -151,7 +151,9 @@ class ContainerRuntime:
                 result.append(status)
                 continue
             if "running" in state:
-                due = meta.parse_time(state["running"].get("startedAt")) + CRASH_AFTER_SECONDS
+                # startedAt keeps whole seconds: the run began within that second, so it is due a
+                # full CRASH_AFTER_SECONDS after the second's end, never a moment after it started.
+                due = meta.parse_time(state["running"].get("startedAt")) + 1 + CRASH_AFTER_SECONDS
                 if now >= due:
                     status, due = self._crash(pod, status, now), now + backoff(pod, status["restartCount"])
                     changed = True

@@ -284,6 +284,30 @@ def test_a_crash_looping_template_gives_running_pods_that_are_never_ready(cluste
     )
 
 
+def test_a_crash_looping_container_runs_a_full_second_though_its_start_time_keeps_whole_seconds(
+    cluster, monkeypatch
+):
+    from types import SimpleNamespace
+
+    from membersim import meta
+    from membersim.controllers import kubelet
+
+    deployment = workload(replicas=1)
+    deployment["spec"]["template"]["metadata"]["annotations"] = {"membersim.io/fail": "CrashLoopBackOff"}
+    api.create(cluster, DEPLOYMENT, "default", deployment, NO_QUERY)
+    (pod,) = pods(cluster)
+    started = meta.parse_time(pod["status"]["containerStatuses"][0]["state"]["running"]["startedAt"])
+
+    def state_at(moment):
+        monkeypatch.setattr(kubelet, "time", SimpleNamespace(time=lambda: moment))
+        cluster.controller.tick(moment + 60)
+        return pods(cluster)[0]["status"]["containerStatuses"][0]["state"]
+
+    # A start at the very end of its second may still be running a whole second after that second.
+    assert "running" in state_at(started + 1.5)
+    assert state_at(started + 2.01)["waiting"]["reason"] == "CrashLoopBackOff"
+
+
 def test_image_pull_failures_leave_pods_pending(cluster):
     deployment = workload(replicas=1)
     deployment["spec"]["template"]["metadata"]["annotations"] = {"membersim.io/fail": "ImagePullBackOff"}
