@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db import connection, transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
 from clusters.k8s import objects
@@ -34,6 +35,7 @@ from scheduling.models import (
     Work,
 )
 from scheduling.planner import InputError
+from scheduling.planner.waves import WAVES_ANNOTATION
 
 
 @dataclass
@@ -242,6 +244,8 @@ def _stored_works(bindings: list[ResourceBinding]) -> dict[int, StoredWorks]:
 def sync_bindings(binding_ids: list[int], shared: str | None = None) -> Synced:
     """Bring each binding's Works to what its clusters, template and overrides say.
 
+    A binding nothing has moved for since this step last settled it is left as it is (left_as_settled):
+    its Works to act on are read, nothing else.
     The bindings, their Works, the target clusters and the override policies are read once for the
     batch. A binding whose render key (render_keys.py) is the one stored when its Works were last
     brought in line has nothing to render: its Works are read without their manifests and nothing is
@@ -253,6 +257,12 @@ def sync_bindings(binding_ids: list[int], shared: str | None = None) -> Synced:
     again until an input moves; `shared`: the shared digest as a reconcile pass read it.
     """
     settled = reconcile_digests.Settled(reconcile_digests.SYNC, binding_ids, shared)
+    result = Synced()
+    left = left_as_settled(settled)
+    result.pending, result.unchanged = dict(left), set(left)
+    binding_ids = [pk for pk in binding_ids if pk not in result.pending]
+    if not binding_ids:
+        return result
     # not the member status (every target's entry: ~73 kB a binding at 100 clusters), which a sync
     # neither renders from nor writes; a locked sync reads its row in full
     bindings = list(
@@ -262,7 +272,6 @@ def sync_bindings(binding_ids: list[int], shared: str | None = None) -> Synced:
     )
     inputs = Inputs.load(bindings)
     stored = _stored_works(bindings)
-    result = Synced()
     render: list[ResourceBinding] = []
     changed: list[int] = []
     for binding in bindings:
@@ -300,8 +309,35 @@ def sync_bindings(binding_ids: list[int], shared: str | None = None) -> Synced:
         if locked is not None:
             result.pending[binding_id], keys[binding_id] = locked
     _store_keys({pk: key for pk, key in keys.items() if key})
-    settled.store(result.pending)
+    settled.store(pk for pk in result.pending if pk not in left)
     return result
+
+
+# A Work a member call must act on: to remove, or out of sync and not suspended (as _stored_works finds)
+PENDING = Q(deleting=True) | (Q(suspended=False) & ~Q(applied=True, applied_hash=F("desired_hash")))
+
+
+def left_as_settled(settled: reconcile_digests.Settled) -> dict[int, list[int]]:
+    """The bindings of a sync that it would leave as they are, each with its Works to act on: nothing the
+    sync reads or writes moved since it last settled them (their digest, as the periodic reconcile skips
+    them), a render key stands for them, and they are not retiring, writing other bindings or staged by
+    a rollout (those are rendered on every sync). A re-plan that changed nothing marks every binding of a
+    fleet: their syncs cost a statement or two instead of reading every Work and rendering its key."""
+    unmoved = settled.unmoved()
+    if not unmoved:
+        return {}
+    keyed = (
+        ResourceBinding.objects.filter(pk__in=unmoved, propagate_deps=False)
+        .filter(template__deleting_since__isnull=True)
+        .exclude(rendered_key="")
+        .exclude(policy__annotations__has_key=WAVES_ANNOTATION)
+    )
+    left: dict[int, list[int]] = {pk: [] for pk in keyed.values_list("pk", flat=True)}
+    if left:
+        works = Work.objects.filter(PENDING, binding_id__in=list(left)).order_by("pk")
+        for binding_id, work_id in works.values_list("binding_id", "pk"):
+            left[binding_id].append(work_id)
+    return left
 
 
 def _store_keys(keys: dict[int, str]) -> None:

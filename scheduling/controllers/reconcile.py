@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db.models import F, Q
 from django.utils import timezone
 
 from clusters.inventory_watch import watched_cluster_names
@@ -167,8 +166,7 @@ def pending_works(written_before: datetime) -> list[int]:
     returns them) that was last written before `written_before`: one written since has its apply on its
     way (a seeding's Works, queued by the sync that wrote them), and queueing it again would only make
     the member call twice; one whose apply task was lost is older by then."""
-    in_sync = Q(applied=True, applied_hash=F("desired_hash"))
-    rows = Work.objects.filter(Q(deleting=True) | (Q(suspended=False) & ~in_sync))
+    rows = Work.objects.filter(propagation.PENDING)
     rows = rows.filter(updated_at__lt=written_before).order_by("pk")
     return list(rows.values_list("pk", flat=True).iterator(chunk_size=2000))
 

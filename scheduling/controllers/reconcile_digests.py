@@ -159,18 +159,27 @@ class Settled:
             shared = shared if shared is not None or not needs_shared else shared_digest()
             self.inputs = part_digests(INPUTS[step], ids, shared or "")
 
-    def store(self, ids: Iterable[int]) -> None:
+    def _wholes(self, ids: Iterable[int]) -> dict[int, tuple[str, str]]:
+        """Each of these bindings' whole digest now (its inputs as read, its outputs as they stand) beside
+        the stored one, in one statement; bindings gone are left out."""
         wanted = [pk for pk in ids if pk in self.inputs]
         if not wanted:
-            return
+            return {}
         outputs = part_digests(OUTPUTS[self.step], wanted, "", stored=self.step)
-        digests = {}
-        for pk, found in outputs.items():
-            out, before = found.split(":", 1)
-            digest = whole(self.inputs[pk], out)
-            if digest != before:  # settled as it was already: nothing to write
-                digests[pk] = digest
-        store(self.step, digests)
+        found = {}
+        for pk, pair in outputs.items():
+            out, before = pair.split(":", 1)
+            found[pk] = (whole(self.inputs[pk], out), before)
+        return found
+
+    def unmoved(self) -> set[int]:
+        """The bindings the step would find as it last left them: nothing it reads moved since it stored
+        their digest, nor anything it writes (what the periodic reconcile skips on the same digest)."""
+        return {pk for pk, (now, before) in self._wholes(self.inputs).items() if now == before}
+
+    def store(self, ids: Iterable[int]) -> None:
+        # those settled as they were already: nothing to write
+        store(self.step, {pk: now for pk, (now, before) in self._wholes(ids).items() if now != before})
 
 
 @dataclass

@@ -243,3 +243,38 @@ def test_a_sync_task_asks_only_after_the_bindings_its_pass_wrote(members):
     # told nothing of a pass (a page's sync), every binding is checked
     tasks.sync_bindings([second.pk])
     assert reconcile_digests.moved().aggregate == {}
+
+
+def test_a_sync_of_settled_bindings_reads_no_work_state_yet_returns_the_works_still_to_apply(members):
+    from django.test.utils import CaptureQueriesContext
+
+    from scheduling.controllers import propagation
+
+    bindings = settled_fleet()
+    ids = [b.pk for b in bindings]
+    failed = Work.objects.filter(binding=bindings[0]).order_by("pk").first()
+    Work.objects.filter(pk=failed.pk).update(applied=False, applied_message="connection refused")
+
+    with CaptureQueriesContext(connection) as captured:
+        synced = propagation.sync_bindings(ids)
+
+    # left as they were: no Work's render state read, nothing written, the failed apply still queued
+    assert synced.unchanged == set(ids)
+    assert synced.pending == {ids[0]: [failed.pk], ids[1]: []}
+    sql = [q["sql"] for q in captured.captured_queries]
+    assert not any('"scheduling_work"."applied_overrides"' in s for s in sql)
+    assert not any(s.split(" ", 1)[0] in ("INSERT", "UPDATE", "DELETE") for s in sql)
+
+
+def test_a_sync_renders_a_settled_binding_again_once_a_work_it_wrote_moved_unseen(members):
+    from scheduling.controllers import propagation
+
+    bindings = settled_fleet()
+    work = Work.objects.filter(binding=bindings[1]).order_by("pk").first()
+    Work.objects.filter(pk=work.pk).update(desired_hash="stale", manifest={})
+
+    synced = propagation.sync_bindings([b.pk for b in bindings])
+
+    assert synced.unchanged == {bindings[0].pk}
+    work.refresh_from_db()
+    assert work.desired_hash != "stale" and work.manifest["kind"] == "Deployment"
