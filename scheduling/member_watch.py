@@ -285,15 +285,20 @@ class Watcher:
             reflector.start()
 
     def _watched_kinds(self, connections: dict[str, ClusterConnection]) -> set[tuple[str, str, str]]:
-        """The (cluster, apiVersion, kind) the Works hold, read again only when a Work was created since
-        (a new kind comes with a new Work) or the clusters changed, and at least every KINDS_AGAIN
-        seconds (a kind's last Work gone stops its reflector then): the full read scans every Work."""
+        """The (cluster, apiVersion, kind) the Works hold: read in full when the clusters changed and at
+        least every KINDS_AGAIN seconds (a kind's last Work gone stops its reflector then: the full read
+        scans every Work), and in between only from the Works created since (a new kind comes with a
+        new Work: a seeding fleet's every look would otherwise scan them all)."""
         newest = Work.objects.aggregate(newest=Max("pk"))["newest"]
         clusters = frozenset(connections)
         now = time.monotonic()
-        if (newest, clusters) != self._kinds_read_at[:2] or now - self._kinds_read_at[2] >= KINDS_AGAIN:
+        last_newest, last_clusters, read_at = self._kinds_read_at
+        if clusters != last_clusters or now - read_at >= KINDS_AGAIN or last_newest is None:
             self._kinds = member_state.watched_kinds(connections)
             self._kinds_read_at = (newest, clusters, now)
+        elif newest != last_newest:
+            self._kinds = self._kinds | member_state.watched_kinds(connections, after=last_newest)
+            self._kinds_read_at = (newest, clusters, read_at)
         return self._kinds
 
     def drain(self, timeout: float = 0.5, limit: int = 500) -> int:

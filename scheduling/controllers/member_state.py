@@ -125,13 +125,13 @@ def watched_works(cluster: str) -> Any:
     return Work.objects.filter(cluster_name=cluster, deleting=False, suspended=False)
 
 
-def watched_kinds(clusters: Iterable[str]) -> set[tuple[str, str, str]]:
-    """(cluster, apiVersion, kind) for every kind the Works of these clusters hold."""
-    rows = (
-        Work.objects.filter(cluster_name__in=list(clusters), deleting=False)
-        .values_list("cluster_name", "manifest__apiVersion", "manifest__kind")
-        .distinct()
-    )
+def watched_kinds(clusters: Iterable[str], after: int | None = None) -> set[tuple[str, str, str]]:
+    """(cluster, apiVersion, kind) for every kind the Works of these clusters hold (`after`: of the Works
+    with a greater id only, those created since a read)."""
+    works = Work.objects.filter(cluster_name__in=list(clusters), deleting=False)
+    if after is not None:
+        works = works.filter(pk__gt=after)
+    rows = works.values_list("cluster_name", "manifest__apiVersion", "manifest__kind").distinct()
     return {(str(c), str(v), str(k)) for c, v, k in rows}
 
 

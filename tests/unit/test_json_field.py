@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 from django.db import models
 
-from core.json_field import JSONField
+from core.json_field import JSONField, has_long_number
 
 
 def test_it_reads_json_as_djangos_field_does():
@@ -24,6 +26,23 @@ def test_what_orjson_refuses_is_read_by_the_standard_library_and_what_is_not_jso
     assert all(type(v) is int for v in big.values())
     assert field.from_db_value('{"ratio": NaN}', None, None)["ratio"] != 0
     assert field.from_db_value("not json", None, None) == "not json"
+
+
+def test_a_run_of_nineteen_ascii_digits_is_found_wherever_it_is_and_nothing_shorter():
+    assert has_long_number(b'{"n": 1234567890123456789}')
+    assert has_long_number(b"[-12345678901234567890]")
+    assert has_long_number('{"id": "\u00e9"} 1234567890123456789'.encode())
+    assert not has_long_number(b'{"n": 123456789012345678, "t": "2026-12-06T20:21:33Z"}')
+    assert not has_long_number(b"12345678 9012345678901")  # two runs, neither long enough
+    # digits of other scripts are not JSON numbers: text of them stays with orjson
+    assert not has_long_number("\u0661\u0662\u0663\u0664\u0665\u0666\u0667\u0668\u0669\u0660".encode() * 2)
+
+
+def test_text_beyond_ascii_reads_as_it_was_written():
+    field = JSONField()
+    value = {"message": "d\u00e9ploy\u00e9 \u2713 \U0001f680", "n": 18446744073709551615}
+    assert field.from_db_value(json.dumps(value, ensure_ascii=False), None, None) == value
+    assert field.from_db_value(json.dumps(value), None, None) == value
 
 
 def test_migrations_name_djangos_own_field():

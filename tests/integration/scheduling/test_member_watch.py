@@ -14,7 +14,7 @@ from django.utils import timezone
 from clusters.k8s import objects
 from clusters.k8s.watch_streams import OPENERS, shared_mux
 from membersim.resources import stored
-from scheduling.member_watch import HELD_CHECK, Seen, Shard, Watcher
+from scheduling.member_watch import HELD_CHECK, KINDS_AGAIN, Seen, Shard, Watcher
 from scheduling.models import DriftEvent, ResourceBinding, Work
 from scheduling.services import apply_yaml
 from tests.support.members import member_object
@@ -302,9 +302,19 @@ def test_a_new_kind_is_watched_on_the_next_look_and_the_kinds_are_not_read_again
         watcher.refresh_reflectors()
     assert not [q for q in looks.captured_queries if "DISTINCT" in q["sql"].upper()]
     apply_yaml(SETTINGS)
-    watcher.refresh_reflectors()
+    with CaptureQueriesContext(connection) as looks:
+        watcher.refresh_reflectors()
     assert ("cluster-01", "v1", "ConfigMap") in watcher.reflectors
     assert ("cluster-02", "v1", "ConfigMap") not in watcher.reflectors
+    # only the Works created since the last read were read for their kinds
+    reads = [q["sql"] for q in looks.captured_queries if "DISTINCT" in q["sql"].upper()]
+    assert len(reads) == 1 and '"scheduling_work"."id" >' in reads[0]
+    # a kind whose last Work is gone is dropped at the next full read (KINDS_AGAIN after the last)
+    Work.objects.filter(manifest__kind="ConfigMap").delete()
+    newest, clusters, _ = watcher._kinds_read_at
+    watcher._kinds_read_at = (newest, clusters, time.monotonic() - KINDS_AGAIN)
+    watcher.refresh_reflectors()
+    assert {key[2] for key in watcher.reflectors} == {"Deployment"}
 
 
 def test_the_reconcile_reads_back_only_the_clusters_no_watcher_confirms(members, sim):
