@@ -293,7 +293,7 @@ class Watcher:
         clusters = frozenset(connections)
         now = time.monotonic()
         last_newest, last_clusters, read_at = self._kinds_read_at
-        if clusters != last_clusters or now - read_at >= KINDS_AGAIN or last_newest is None:
+        if clusters != last_clusters or now - read_at >= KINDS_AGAIN:
             self._kinds = member_state.watched_kinds(connections)
             self._kinds_read_at = (newest, clusters, now)
         elif newest != last_newest:
