@@ -14,7 +14,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any, NoReturn
 
-from membersim.heap import HeapKeeper
+from core.heap import HeapKeeper
 from membersim.server import CONTROL_PREFIX
 from membersim.simulator import ACTIONS, Simulator, control_file_for
 from membersim.spec import OPTION_HELP, SpecError, parse_cluster_option
@@ -159,7 +159,8 @@ def serve(argv: list[str]) -> int:
             f"membersim: kubeconfig {path} (contexts: {', '.join(simulator.names)}); Ctrl-C to stop",
             flush=True,
         )
-        keeper = HeapKeeper(report=lambda line: print(line, flush=True))  # the fleet's heap: membersim.heap
+        # the fleet's heap out of the collector's full scans (core.heap)
+        keeper = HeapKeeper(report=lambda line: print(f"membersim: {line}", flush=True))
         while not stop.wait(0.5):
             keeper.tick()
     except OSError as error:

@@ -1,14 +1,17 @@
-"""membersim's heap keeper: new objects collected then frozen, cyclic garbage among frozen ones found
-again once the frozen heap doubles, nothing done while the collector is off."""
+"""The heap keeper (membersim's and the member watcher's): new objects collected then frozen, cyclic
+garbage among frozen ones found again once the frozen heap doubles, nothing done while the collector is
+off, and a keeper started in the background ticks on its own."""
 
 from __future__ import annotations
 
 import gc
+import threading
+import time
 import weakref
 
 import pytest
 
-from membersim.heap import HeapKeeper
+from core.heap import HeapKeeper
 
 
 class Node:
@@ -104,3 +107,22 @@ def test_ticks_that_overcount_do_not_start_a_collection_of_everything(keeper):
     keeper.tick()
     assert keeper.rebuilds == 0
     assert keeper.added < keeper.baseline  # the count starts again from what is truly frozen
+
+
+def test_a_keeper_started_in_the_background_freezes_what_lives_on_its_own(keeper):
+    keeper.baseline = 10**9  # no collection of everything
+    alive = [Node() for _ in range(1000)]
+    gone = cycle()
+    stopping = threading.Event()
+    thread = keeper.start(every=0.01, stopping=stopping)
+    try:
+        assert thread.daemon  # it never keeps the process from exiting
+        deadline = time.monotonic() + 10
+        while gc.get_freeze_count() < len(alive):
+            assert time.monotonic() < deadline, "nothing was frozen in 10 s"
+            time.sleep(0.01)
+        assert gone() is None  # collected before the freeze, not frozen with the rest
+    finally:
+        stopping.set()
+        thread.join(5)
+    assert not thread.is_alive()
