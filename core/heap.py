@@ -15,10 +15,11 @@ is found again by a collection of everything, once the frozen heap has grown ``g
 last one; a quiet process freezes little and never has one. That collection stops the process for as
 long as it scans (1-8 s for the two million objects a membersim process held at 100 clusters x 1,000
 Deployments on a busy 2-core machine: its clusters' probes timed out and they were judged NotReady), so
-it is kept rare: the ticks count what they freeze (an upper bound: a stored object replaced by a newer
-version leaves the frozen heap by reference counting), and only once that count passes the threshold is
-the frozen heap counted itself (a walk of it, cheap beside a collection) and the collection started if
-it has truly grown so much.
+it is kept rare. The growth is read every ``count_every`` ticks from the frozen heap's own count (a walk
+of it: 30 ms at two million objects, every 10 s). Counting only what each tick freezes would take
+``gc.get_objects``, and the list it returns holds a reference to every object in it for a moment: a
+tuple another thread is building from a generator then has two references and cannot grow (CPython
+raises SystemError: a watcher died of it).
 
 Only the processes that own their heap run a keeper (``python -m membersim``, ``manage.py
 watch_members``): freezing is process-wide, and an embedding process (a test suite) keeps its own
@@ -38,6 +39,7 @@ TICK = 0.5  # seconds between two ticks of a keeper started in the background
 # fleet, the demo's three clusters, would otherwise have one every few ticks).
 MIN_REBUILD = 500_000
 GROWTH = 8.0  # the frozen heap's growth since the last collection of everything that starts another
+COUNT_EVERY = 20  # ticks between two counts of the frozen heap
 
 
 class HeapKeeper:
@@ -49,47 +51,49 @@ class HeapKeeper:
         min_rebuild: int = MIN_REBUILD,
         growth: float = GROWTH,
         report: Callable[[str], None] | None = None,
+        count_every: int = COUNT_EVERY,
     ) -> None:
         self.min_rebuild = min_rebuild
         self.growth = growth
         # called with each collection of everything's line (the process pauses while it runs; a request
         # slow for no other reason can be matched against these)
         self.report = report
+        self.count_every = count_every
         self._lock = threading.Lock()
         self.baseline = 0  # objects frozen right after the last collection of everything
-        # objects frozen by the ticks since (an upper bound of the growth: some have been freed since;
-        # counted here because gc.get_freeze_count walks the whole frozen heap)
-        self.added = 0
+        self.ticks = 0
         self.rebuilds = 0
 
     def tick(self) -> None:
         """Collect the objects made since the last tick, then freeze the survivors; collect everything
-        once the frozen heap has grown ``growth`` times since that was last done."""
+        once the frozen heap has grown ``growth`` times since that was last done (looked at every
+        ``count_every`` ticks)."""
         if not gc.isenabled():
             return  # someone turned the collector off: leave the heap as they want it
         with self._lock:
-            threshold = max(self.min_rebuild, self.baseline * (self.growth - 1))
-            if self.added > threshold:
-                # the ticks' count overstates the growth: the frozen heap itself says how much it grew
-                self.added = max(0, gc.get_freeze_count() - self.baseline)
-            if self.added > threshold:
-                started, wall = time.monotonic(), time.time()
-                gc.unfreeze()
-                found = gc.collect()
-                gc.freeze()
-                self.baseline = gc.get_freeze_count()  # a walk of the frozen heap, as the collection was
-                self.added = 0
-                self.rebuilds += 1
-                if self.report is not None:
-                    self.report(
-                        f"heap: collected everything at {wall:.1f} (unix time), "
-                        f"{self.baseline} objects live, {found} unreachable, in "
-                        f"{time.monotonic() - started:.2f} s"
-                    )
-                return
+            self.ticks += 1
+            if self.ticks % self.count_every == 0:
+                threshold = max(self.min_rebuild, self.baseline * (self.growth - 1))
+                if gc.get_freeze_count() - self.baseline > threshold:
+                    self._rebuild()
+                    return
             gc.collect()  # everything older is frozen: this scans only what is new
-            self.added += len(gc.get_objects(generation=2))  # the survivors, about to be frozen
             gc.freeze()
+
+    def _rebuild(self) -> None:
+        """Collect everything, frozen or not, and freeze what lives: the new baseline."""
+        started, wall = time.monotonic(), time.time()
+        gc.unfreeze()
+        found = gc.collect()
+        gc.freeze()
+        self.baseline = gc.get_freeze_count()
+        self.rebuilds += 1
+        if self.report is not None:
+            self.report(
+                f"heap: collected everything at {wall:.1f} (unix time), "
+                f"{self.baseline} objects live, {found} unreachable, in "
+                f"{time.monotonic() - started:.2f} s"
+            )
 
     def start(self, every: float = TICK, stopping: threading.Event | None = None) -> threading.Thread:
         """Tick every `every` seconds on a daemon thread, until `stopping` is set (or the process ends)."""
@@ -107,4 +111,4 @@ class HeapKeeper:
         """Give every frozen object back to the collector."""
         with self._lock:
             gc.unfreeze()
-            self.baseline = self.added = 0
+            self.baseline = 0

@@ -28,7 +28,7 @@ def cycle() -> weakref.ref:
 
 @pytest.fixture
 def keeper():
-    keeper = HeapKeeper(min_rebuild=1, growth=2.0)
+    keeper = HeapKeeper(min_rebuild=1, growth=2.0, count_every=1)
     gc.collect()
     try:
         yield keeper
@@ -56,18 +56,16 @@ def test_cyclic_garbage_among_frozen_objects_is_found_when_the_frozen_heap_doubl
     gone = weakref.ref(a)
     keeper.baseline = 10**9
     keeper.tick()  # the cycle is alive: frozen
-    assert keeper.added >= 2
     del a, b
     keeper.tick()
     assert gone() is not None  # frozen: out of the collector's sight
-    # the frozen heap has more than doubled since the baseline, as the ticks counted and as it is (by a
-    # margin: objects other threads of the process free meanwhile leave the frozen heap)
+    # the frozen heap has more than doubled since the baseline (by a margin: objects other threads of the
+    # process free meanwhile leave the frozen heap)
     keeper.baseline = gc.get_freeze_count() // 4
-    keeper.added = gc.get_freeze_count()
     keeper.tick()
     assert gone() is None
     assert keeper.rebuilds == 1
-    assert keeper.baseline > 0 and keeper.added == 0  # what the next doubling is counted from
+    assert keeper.baseline > 0  # what the next doubling is counted from
 
 
 def test_nothing_is_frozen_while_the_collector_is_off(keeper):
@@ -81,12 +79,11 @@ def test_nothing_is_frozen_while_the_collector_is_off(keeper):
 
 def test_each_collection_of_everything_is_reported_with_its_pause():
     lines: list[str] = []
-    keeper = HeapKeeper(min_rebuild=1, growth=2.0, report=lines.append)
+    keeper = HeapKeeper(min_rebuild=1, growth=2.0, report=lines.append, count_every=1)
     gc.collect()
     try:
-        keeper.tick()  # everything alive frozen: the heap has grown from nothing past the threshold
-        keeper.added = 10
-        keeper.tick()
+        keeper.tick()  # nothing frozen yet: everything alive is frozen
+        keeper.tick()  # the frozen heap has grown from nothing past the threshold
         assert keeper.rebuilds == 1
         assert len(lines) == 1 and "collected everything" in lines[0] and lines[0].endswith(" s")
         assert " unreachable, " in lines[0]
@@ -97,16 +94,18 @@ def test_each_collection_of_everything_is_reported_with_its_pause():
         gc.collect()
 
 
-def test_ticks_that_overcount_do_not_start_a_collection_of_everything(keeper):
-    """The ticks count every object they freeze, also those freed since (a stored object replaced by a
-    newer version): past the threshold the frozen heap is counted itself, and it has not grown."""
-    keeper.baseline = 10**9
-    keeper.tick()  # everything alive frozen
-    keeper.baseline = gc.get_freeze_count()
-    keeper.added = 10 * keeper.baseline  # as if the heap had grown tenfold
-    keeper.tick()
-    assert keeper.rebuilds == 0
-    assert keeper.added < keeper.baseline  # the count starts again from what is truly frozen
+def test_the_growth_is_looked_at_only_every_count_every_ticks():
+    keeper = HeapKeeper(min_rebuild=1, growth=2.0, count_every=3)
+    gc.collect()
+    try:
+        keeper.tick()
+        keeper.tick()  # the frozen heap has grown from nothing, but it is not counted on this tick
+        assert keeper.rebuilds == 0
+        keeper.tick()
+        assert keeper.rebuilds == 1
+    finally:
+        keeper.release()
+        gc.collect()
 
 
 def test_a_keeper_started_in_the_background_freezes_what_lives_on_its_own(keeper):
