@@ -67,10 +67,14 @@ class HeapKeeper:
     def tick(self) -> None:
         """Collect the objects made since the last tick, then freeze the survivors; collect everything
         once the frozen heap has grown ``growth`` times since that was last done (looked at every
-        ``count_every`` ticks)."""
+        ``count_every`` ticks). A tick that finds next to nothing new does nothing and is not counted:
+        an idle process's keeper costs nothing."""
         if not gc.isenabled():
             return  # someone turned the collector off: leave the heap as they want it
         with self._lock:
+            young, middle, old = gc.get_count()
+            if young < gc.get_threshold()[0] and not middle and not old:
+                return  # fewer new objects than start the collector's youngest collection: an idle process
             self.ticks += 1
             if self.ticks % self.count_every == 0:
                 threshold = max(self.min_rebuild, self.baseline * (self.growth - 1))

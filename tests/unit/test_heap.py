@@ -1,6 +1,7 @@
 """The heap keeper (membersim's and the member watcher's): new objects collected then frozen, cyclic
 garbage among frozen ones found again once the frozen heap doubles, nothing done while the collector is
-off, and a keeper started in the background ticks on its own."""
+off, a tick that finds next to nothing new does nothing, and a keeper started in the background ticks
+on its own."""
 
 from __future__ import annotations
 
@@ -26,6 +27,11 @@ def cycle() -> weakref.ref:
     return weakref.ref(a)
 
 
+def made() -> list[Node]:
+    """More new objects than start the collector's youngest collection: a tick acts on them."""
+    return [Node() for _ in range(2 * gc.get_threshold()[0])]
+
+
 @pytest.fixture
 def keeper():
     keeper = HeapKeeper(min_rebuild=1, growth=2.0, count_every=1)
@@ -39,15 +45,28 @@ def keeper():
 
 def test_a_tick_collects_what_is_new_and_freezes_what_lives(keeper):
     gone = cycle()
-    alive = [Node() for _ in range(100)]
+    alive = made()
     keeper.baseline = 10**9  # no collection of everything on this tick
     keeper.tick()
     assert gone() is None  # garbage made since the last tick is collected, not frozen
     frozen = gc.get_freeze_count()
     assert frozen >= len(alive)
     # Stored objects freed by reference counting leave the frozen heap at once.
+    count = len(alive)
     del alive
-    assert gc.get_freeze_count() <= frozen - 100
+    assert gc.get_freeze_count() <= frozen - count
+
+
+def test_a_tick_that_finds_next_to_nothing_new_does_nothing(keeper):
+    keeper.baseline = 10**9
+    alive = made()
+    keeper.tick()
+    ticks, frozen = keeper.ticks, gc.get_freeze_count()
+    few = [Node() for _ in range(10)]
+    keeper.tick()  # an idle process's tick: no collection, nothing frozen, not counted
+    assert keeper.ticks == ticks
+    assert gc.get_freeze_count() <= frozen
+    assert alive and few
 
 
 def test_cyclic_garbage_among_frozen_objects_is_found_when_the_frozen_heap_doubles(keeper):
@@ -55,13 +74,16 @@ def test_cyclic_garbage_among_frozen_objects_is_found_when_the_frozen_heap_doubl
     a.other, b.other = b, a
     gone = weakref.ref(a)
     keeper.baseline = 10**9
+    alive = [made()]
     keeper.tick()  # the cycle is alive: frozen
     del a, b
+    alive.append(made())
     keeper.tick()
     assert gone() is not None  # frozen: out of the collector's sight
     # the frozen heap has more than doubled since the baseline (by a margin: objects other threads of the
     # process free meanwhile leave the frozen heap)
     keeper.baseline = gc.get_freeze_count() // 4
+    alive.append(made())
     keeper.tick()
     assert gone() is None
     assert keeper.rebuilds == 1
@@ -82,7 +104,9 @@ def test_each_collection_of_everything_is_reported_with_its_pause():
     keeper = HeapKeeper(min_rebuild=1, growth=2.0, report=lines.append, count_every=1)
     gc.collect()
     try:
+        alive = [made()]
         keeper.tick()  # nothing frozen yet: everything alive is frozen
+        alive.append(made())
         keeper.tick()  # the frozen heap has grown from nothing past the threshold
         assert keeper.rebuilds == 1
         assert len(lines) == 1 and "collected everything" in lines[0] and lines[0].endswith(" s")
@@ -98,9 +122,12 @@ def test_the_growth_is_looked_at_only_every_count_every_ticks():
     keeper = HeapKeeper(min_rebuild=1, growth=2.0, count_every=3)
     gc.collect()
     try:
+        alive = [made()]
         keeper.tick()
+        alive.append(made())
         keeper.tick()  # the frozen heap has grown from nothing, but it is not counted on this tick
         assert keeper.rebuilds == 0
+        alive.append(made())
         keeper.tick()
         assert keeper.rebuilds == 1
     finally:
@@ -110,7 +137,7 @@ def test_the_growth_is_looked_at_only_every_count_every_ticks():
 
 def test_a_keeper_started_in_the_background_freezes_what_lives_on_its_own(keeper):
     keeper.baseline = 10**9  # no collection of everything
-    alive = [Node() for _ in range(1000)]
+    alive = made()
     gone = cycle()
     stopping = threading.Event()
     thread = keeper.start(every=0.01, stopping=stopping)
