@@ -7,11 +7,10 @@ import os
 
 from celery import Celery
 from celery.app.routes import MapRoute
-from celery.signals import celeryd_init, task_postrun, task_prerun, worker_process_init
+from celery.signals import celeryd_init, task_postrun, task_prerun
 from kombu import Exchange, Queue
 
 from core import priorities
-from core.heap import HeapKeeper
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "karmada_ui.settings")
 
@@ -85,14 +84,6 @@ def yield_to_liveness(options: dict | None = None, **_: object) -> None:
     niceness = settings.SCHEDULE_NICENESS if queues <= SCHEDULE_QUEUES else settings.ENGINE_NICENESS
     if niceness:
         os.nice(niceness)
-
-
-@worker_process_init.connect
-def keep_heap(**_: object) -> None:
-    """In each pool process of a worker: its long-lived heap (Django, the kubernetes client's models,
-    imported at the first task) out of the collector's full scans, which took a tenth of a propagate
-    process's CPU while a fleet was seeded (core.heap). Looked for cyclic garbage at every doubling."""
-    HeapKeeper(growth=2.0).start()
 
 
 @celeryd_init.connect
