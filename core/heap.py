@@ -1,29 +1,28 @@
 """The cyclic garbage collector's share of a long-running process's heap, kept to the objects that are new.
 
 A process that holds a large, long-lived state (membersim's fleet: 100 clusters x 1,000 Deployments,
-their ReplicaSets, pods and Events, millions of container objects; the member watcher's copies judged in
-step and its pod inventory, a few KB per Work) pays for it in Python's collector: a full collection scans
-every tracked object, and starts each time the objects that survived the younger generations reach a
-quarter of those it scanned the time before. Objects that live a second or two (a watch event waiting
-in a backlog) count among those survivors, so while a fleet fills, full collections come every few
-seconds and each scans the whole state: the watcher spent a third of its CPU in them while a fleet of
-40,000 Works was seeded. Stored objects are JSON trees, freed by reference counting when a newer version
-replaces them; cycles are rare (request handlers, exceptions). So the keeper collects what is new, then
-freezes it (moves it out of the collector's sight: ``gc.freeze``), twice a second: a full collection
-scans only what was made since the tick before. What was frozen alive and became cyclic garbage later
-is found again by a collection of everything, once the frozen heap has grown ``growth``-fold since the
-last one; a quiet process freezes little and never has one. That collection stops the process for as
-long as it scans (1-8 s for the two million objects a membersim process held at 100 clusters x 1,000
-Deployments on a busy 2-core machine: its clusters' probes timed out and they were judged NotReady), so
-it is kept rare. The growth is read every ``count_every`` ticks from the frozen heap's own count (a walk
-of it: 30 ms at two million objects, every 10 s). Counting only what each tick freezes would take
-``gc.get_objects``, and the list it returns holds a reference to every object in it for a moment: a
-tuple another thread is building from a generator then has two references and cannot grow (CPython
-raises SystemError: a watcher died of it).
+their ReplicaSets, pods and Events, millions of container objects) pays for it in Python's collector: a
+full collection scans every tracked object, and starts each time the objects that survived the younger
+generations reach a quarter of those it scanned the time before, so while a fleet fills, every new object
+is scanned about four times over and the cost of a create grows with the fleet. Stored objects are JSON
+trees, freed by reference counting when a newer version replaces them; cycles are rare (request handlers,
+exceptions). So the keeper collects what is new, then freezes it (moves it out of the collector's sight:
+``gc.freeze``), twice a second: a full collection scans only what was made since the tick before. What
+was frozen alive and became cyclic garbage later is found again by a collection of everything, once the
+frozen heap has grown ``growth``-fold since the last one; a quiet process freezes little and never has
+one. That collection stops the process for as long as it scans (1-8 s for the two million objects a
+membersim process held at 100 clusters x 1,000 Deployments on a busy 2-core machine: its clusters' probes
+timed out and they were judged NotReady), so it is kept rare. The growth is read every ``count_every``
+ticks from the frozen heap's own count (a walk of it: 30 ms at two million objects, every 10 s). Counting
+only what each tick freezes would take ``gc.get_objects``, and the list it returns holds a reference to
+every object in it for a moment: a tuple another thread is building from a generator then has two
+references and cannot grow (CPython raises SystemError: a member watcher that ran a keeper died of it).
 
-Only the processes that own their heap run a keeper (``python -m membersim``, ``manage.py
-watch_members``): freezing is process-wide, and an embedding process (a test suite) keeps its own
-collector's policy. The standard library only: the simulator imports it too.
+Only a process that owns its heap runs a keeper (``python -m membersim``): freezing is process-wide, and
+an embedding process (a test suite) keeps its own collector's policy. The product's member watcher ran
+one for a while and stopped: an object frozen while in use is not collected as cyclic garbage until the
+frozen heap doubles, so whatever it holds stays held, and with it a demo's Works sometimes kept their
+apply-time status (CHANGELOG). Standard library only: the simulator imports it.
 """
 
 from __future__ import annotations
@@ -33,8 +32,6 @@ import threading
 import time
 from collections.abc import Callable
 
-TICK = 0.5  # seconds between two ticks of a keeper started in the background
-
 # Objects frozen since the last collection of everything before the next one, at least (a small
 # fleet, the demo's three clusters, would otherwise have one every few ticks).
 MIN_REBUILD = 500_000
@@ -43,8 +40,7 @@ COUNT_EVERY = 20  # ticks between two counts of the frozen heap
 
 
 class HeapKeeper:
-    """Call ``tick()`` periodically (membersim's main loop does, twice a second), or ``start()`` a thread
-    that does."""
+    """Call ``tick()`` periodically (membersim's main loop does, twice a second)."""
 
     def __init__(
         self,
@@ -98,18 +94,6 @@ class HeapKeeper:
                 f"{self.baseline} objects live, {found} unreachable, in "
                 f"{time.monotonic() - started:.2f} s"
             )
-
-    def start(self, every: float = TICK, stopping: threading.Event | None = None) -> threading.Thread:
-        """Tick every `every` seconds on a daemon thread, until `stopping` is set (or the process ends)."""
-        stopping = stopping or threading.Event()
-
-        def keep() -> None:
-            while not stopping.wait(every):
-                self.tick()
-
-        thread = threading.Thread(target=keep, name="heap-keeper", daemon=True)
-        thread.start()
-        return thread
 
     def release(self) -> None:
         """Give every frozen object back to the collector."""

@@ -31,8 +31,6 @@ from clusters.k8s import ClusterConnection
 from clusters.k8s.reflector import ListWatch
 from clusters.k8s.watch import WatchEvent, list_kind
 from clusters.models import Cluster
-from core.heap import TICK as HEAP_TICK
-from core.heap import HeapKeeper
 from scheduling import tasks
 from scheduling.controllers import member_state, propagation, rollouts
 from scheduling.karmada import names
@@ -203,13 +201,8 @@ class Watcher:
         on_batch: Callable[[member_state.Observed], None] | None = None,
         heartbeat: Path | None = None,
         inventory: bool = True,
-        heap: HeapKeeper | None = None,
     ) -> None:
         self.shard = shard or Shard()
-        # Ticked by run() between two batches, when no query of this thread is in flight: an object
-        # frozen while in use is never collected as cyclic garbage until the frozen heap doubles, and a
-        # database cursor among them would keep its statement (SQLite: its read snapshot) open.
-        self.heap = heap
         # Nodes and pods by list+watch too, for the health collection (None: not kept here).
         self.inventory = InventoryWatch(resync=resync) if inventory else None
         self.resync, self.refresh, self.watch_seconds = resync, refresh, watch_seconds
@@ -233,7 +226,7 @@ class Watcher:
 
     def run(self) -> None:
         """Until stop(): refresh the reflectors every `refresh` seconds and write batches as they come."""
-        next_refresh = next_inventory = next_tick = 0.0
+        next_refresh = next_inventory = 0.0
         try:
             while not self.stopping.is_set():
                 try:
@@ -247,9 +240,6 @@ class Watcher:
                         self.inventory.write()
                         next_inventory = time.monotonic() + INVENTORY_WRITE_EVERY
                     self.drain(timeout=min(0.5, self.refresh, INVENTORY_WRITE_EVERY))
-                    if self.heap is not None and time.monotonic() >= next_tick:
-                        self.heap.tick()
-                        next_tick = time.monotonic() + HEAP_TICK
                 except DatabaseError as exc:
                     # What this batch saw is lost; the next listing (resync) brings it back.
                     log.warning("watcher: database error, retrying: %s", exc)

@@ -1,13 +1,10 @@
-"""The heap keeper (membersim's and the member watcher's): new objects collected then frozen, cyclic
-garbage among frozen ones found again once the frozen heap doubles, nothing done while the collector is
-off, a tick that finds next to nothing new does nothing, and a keeper started in the background ticks
-on its own."""
+"""membersim's heap keeper: new objects collected then frozen, cyclic garbage among frozen ones found again
+once the frozen heap doubles, nothing done while the collector is off, and a tick that finds next to
+nothing new does nothing."""
 
 from __future__ import annotations
 
 import gc
-import threading
-import time
 import weakref
 
 import pytest
@@ -133,22 +130,3 @@ def test_the_growth_is_looked_at_only_every_count_every_ticks():
     finally:
         keeper.release()
         gc.collect()
-
-
-def test_a_keeper_started_in_the_background_freezes_what_lives_on_its_own(keeper):
-    keeper.baseline = 10**9  # no collection of everything
-    alive = made()
-    gone = cycle()
-    stopping = threading.Event()
-    thread = keeper.start(every=0.01, stopping=stopping)
-    try:
-        assert thread.daemon  # it never keeps the process from exiting
-        deadline = time.monotonic() + 10
-        while gc.get_freeze_count() < len(alive):
-            assert time.monotonic() < deadline, "nothing was frozen in 10 s"
-            time.sleep(0.01)
-        assert gone() is None  # collected before the freeze, not frozen with the rest
-    finally:
-        stopping.set()
-        thread.join(5)
-    assert not thread.is_alive()

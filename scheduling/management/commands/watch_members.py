@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-import logging
 import signal
 from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from core.heap import HeapKeeper
 from scheduling.member_watch import RESYNC, Shard, Watcher
-
-log = logging.getLogger(__name__)
-
-# The frozen heap's growth that starts a collection of everything: the watcher makes some cyclic
-# garbage of objects that lived past a tick, so it is looked for at every doubling, not every eightfold
-# growth as in the simulator (each such collection pauses the watcher while it scans).
-HEAP_GROWTH = 2.0
 
 
 class Command(BaseCommand):
@@ -66,15 +57,9 @@ class Command(BaseCommand):
             refresh=options["refresh"],
             heartbeat=heartbeat,
             inventory=not options["no_inventory"],
-            # The watcher's long-lived state (copies judged in step, the pod inventory) out of the
-            # collector's full scans: they took a third of its CPU while a fleet was seeded (core.heap).
-            heap=HeapKeeper(growth=HEAP_GROWTH, report=lambda line: log.info("watcher: %s", line)),
         )
         for number in (signal.SIGTERM, signal.SIGINT):
             signal.signal(number, lambda *_: watcher.stop())
-        self.stdout.write(
-            f"watching shard {shard.index}/{shard.count}; resync every {options['resync']:g}s; "
-            "long-lived objects frozen out of the collector's full scans"
-        )
+        self.stdout.write(f"watching shard {shard.index}/{shard.count}; resync every {options['resync']:g}s")
         watcher.run()
         self.stdout.write("stopped")
