@@ -1239,7 +1239,7 @@ def fleet_phase(stack: Stack, members: list, conns: list, web: str, rows: list[s
 
     settled = quiet()  # the re-plan's syncs finish before the quiet minute
     print(f"  quiet after the re-plan in {settled:.0f} s")
-    beside = ["health", "beat", f"membersim-{OPTIONS.clusters}"]
+    beside = ["health", "beat", simulator]
     idle = idle_cpu(stack, ["schedule", "propagate", "default", "watcher", *beside], 60)
     engine = idle["schedule"] + idle["propagate"] + idle["default"] + idle["watcher"]
     detail = ", ".join(f"{k} {v:.1f}" for k, v in idle.items())

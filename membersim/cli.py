@@ -14,7 +14,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any, NoReturn
 
-from core.heap import HeapKeeper
+from membersim.heap import HeapKeeper
 from membersim.server import CONTROL_PREFIX
 from membersim.simulator import ACTIONS, Simulator, control_file_for
 from membersim.spec import OPTION_HELP, SpecError, parse_cluster_option
@@ -159,7 +159,7 @@ def serve(argv: list[str]) -> int:
             f"membersim: kubeconfig {path} (contexts: {', '.join(simulator.names)}); Ctrl-C to stop",
             flush=True,
         )
-        # the fleet's heap out of the collector's full scans (core.heap)
+        # the fleet's heap out of the collector's full scans (membersim.heap)
         keeper = HeapKeeper(report=lambda line: print(f"membersim: {line}", flush=True))
         while not stop.wait(0.5):
             keeper.tick()

@@ -35,7 +35,6 @@ CROSSINGS = (
     ("scheduling/crossing.py", "import kubernetes.client", "Only clusters.k8s talks to the Kubernetes API"),
     ("clusters/crossing_sim.py", "import membersim", "The dashboard never imports the cluster simulator"),
     ("kubesyntax/crossing.py", "import yaml", "Kubernetes syntax is pure"),
-    ("core/heap.py", "import django.db", "The heap keeper is the standard library only"),
     ("kubesyntax/crossing_app.py", "import clusters.models", "Kubernetes syntax is pure"),
     ("scheduling/crossing_kubeapi.py", "import kubeapi.views", "The apps in layers"),
     ("kubeapi/crossing.py", "from core import audit", "The doors write through services"),

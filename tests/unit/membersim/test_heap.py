@@ -9,7 +9,7 @@ import weakref
 
 import pytest
 
-from core.heap import HeapKeeper
+from membersim.heap import HeapKeeper
 
 
 class Node:

@@ -22,7 +22,7 @@ Only a process that owns its heap runs a keeper (``python -m membersim``): freez
 an embedding process (a test suite) keeps its own collector's policy. The product's member watcher ran
 one for a while and stopped: an object frozen while in use is not collected as cyclic garbage until the
 frozen heap doubles, so whatever it holds stays held, and with it a demo's Works sometimes kept their
-apply-time status (CHANGELOG). Standard library only: the simulator imports it.
+apply-time status (CHANGELOG).
 """
 
 from __future__ import annotations
