@@ -24,6 +24,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from membersim import api, discovery, encoding, errors, openapi_v2, pod_logs, tables
 from membersim.cluster import Cluster
+from membersim.handler_threads import HandlerThreads
 from membersim.resources import NODE_METRICS, POD, POD_METRICS, SERVICE_CIDRS, Resource, find
 from membersim.store import Change
 
@@ -35,9 +36,12 @@ DEFAULT_WATCH_SECONDS = 1800.0
 BOOKMARK_EVERY = 60.0  # a quiet watch's bookmarks: the API server's watch cache sends one a minute
 IDLE_CHECK = 5.0  # how often a quiet watch without bookmarks looks whether its client is still there
 INITIAL_BATCH = 256
-# A keep-alive connection with no next request this soon is parked: its thread ends and one selector
-# thread waits for the next request (a fleet's clients keep thousands of idle connections open).
-PARK_AFTER = 0.5
+# A keep-alive connection with no next request this soon is parked: its handler ends and one selector
+# thread waits for the next request (a fleet's clients keep thousands of idle connections open). A
+# request on a parked connection costs membersim about 0.3 ms more than on a busy one (the hand-over);
+# while a fleet is seeded each propagate process writes to each member every second or two, so with
+# 0.5 s here nearly every Work paid it (bench_membersim_parked.py, bench/results.md).
+PARK_AFTER = 3.0
 IDLE_KEEP_ALIVE = 300.0  # a parked connection silent this long is closed, as an idle handler timed out
 MAX_HEADER_LINE, MAX_HEADERS = (
     65536,
@@ -80,6 +84,7 @@ class MemberServer(ThreadingHTTPServer):
         self.connections_lock = threading.Lock()
         self.address_family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
         self.parking = Parking(self)  # before binding: a failed bind closes it again
+        self.handlers = HandlerThreads()
         super().__init__(address, Handler)
 
     def server_bind(self) -> None:
@@ -100,6 +105,10 @@ class MemberServer(ThreadingHTTPServer):
             self.connections.add(sock)
         return sock, address
 
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """ThreadingMixIn's, on a kept thread where one is idle."""
+        self.handlers.run(lambda: self.process_request_thread(request, client_address))
+
     def process_request_thread(self, request: Any, client_address: Any) -> None:
         """ThreadingMixIn's, but a connection its handler asked to park goes to the lot once the handler
         is done with it (its files closed), instead of being closed."""
@@ -119,6 +128,7 @@ class MemberServer(ThreadingHTTPServer):
 
     def server_close(self) -> None:
         self.parking.close()
+        self.handlers.close()
         super().server_close()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
@@ -135,14 +145,16 @@ class MemberServer(ThreadingHTTPServer):
 
 
 class Parking:
-    """Idle keep-alive connections without a thread: one selector thread hands each back to a new
-    handler thread when its next request arrives, and closes those idle past IDLE_KEEP_ALIVE."""
+    """Idle keep-alive connections without a thread: one selector thread hands each back to a handler
+    (on a kept idle thread, or a new one) when its next request arrives, and closes those idle past
+    IDLE_KEEP_ALIVE."""
 
     def __init__(self, server: MemberServer) -> None:
         self.server = server
         self._selector = selectors.DefaultSelector()
         self._lock = threading.Lock()
         self._parked: dict[Any, tuple[Any, float]] = {}  # socket -> (client address, parked at)
+        self._arrived: list[Any] = []  # parked since the loop last looked (it registers them)
         self._wanted: set[Any] = set()
         self._wake_r, self._wake_w = socket.socketpair()
         self._wake_r.setblocking(False)
@@ -166,6 +178,7 @@ class Parking:
     def park(self, sock: Any, address: Any) -> None:
         with self._lock:
             self._parked[sock] = (address, time.monotonic())
+            self._arrived.append(sock)
         try:
             self._wake_w.send(b"p")
         except OSError:
@@ -189,8 +202,9 @@ class Parking:
         registered: set[Any] = set()
         swept = time.monotonic()
         while not self._closed:
-            with self._lock:
-                new = [sock for sock in self._parked if sock not in registered]
+            with self._lock:  # (not a walk of every parked connection: a fleet parks thousands)
+                new = [sock for sock in self._arrived if sock in self._parked and sock not in registered]
+                self._arrived = []
             for sock in new:
                 try:
                     self._selector.register(sock, selectors.EVENT_READ)
@@ -245,7 +259,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def handle(self) -> None:
         """Requests one after another while the client keeps the connection busy; once it is quiet for
-        PARK_AFTER seconds, the connection is parked and this thread ends."""
+        PARK_AFTER seconds, the connection is parked and this handler ends (its thread is kept a while
+        for the next: membersim.handler_threads)."""
         self.close_connection = True
         self.handle_one_request()
         while not self.close_connection:

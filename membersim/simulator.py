@@ -318,6 +318,10 @@ class Simulator:
             raise ValueError(f"cannot listen on {self.host}:{port} again: {error.strerror}") from None
         self._serve(name)
 
+    def idle_handler_threads(self) -> int:
+        """Threads kept for the next connection's handler, serving none now (membersim.handler_threads)."""
+        return sum(server.handlers.idle() for server in list(self._servers.values()))
+
     def describe(self, name: str) -> dict[str, Any]:
         cluster = self.cluster(name)
         return {
