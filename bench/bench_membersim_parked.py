@@ -5,9 +5,10 @@ membersim's PARK_AFTER at 0.5 s the connection its pool keeps to the member was 
 writes and its next request handed to a handler thread again (about one such hand-over per Work in
 bench_scale's seeding). This measures, in one membersim process (single port, as bench_scale runs it),
 the CPU per request of the same small GET sent on connections that are parked between every two
-requests, against the same requests sent back to back on connections kept busy, and prints the ratio. Target: parked / busy <= 8
-(a hand-over cost 7-10 busy requests while each started a new handler thread, 5-6.5 with kept threads:
-membersim.handler_threads); membersim's own ticks, measured over a quiet spell first, are taken out.
+requests, against the same requests sent back to back on connections kept busy, and prints the
+ratio. Target: parked / busy <= 8 (a hand-over cost 7-10 busy requests while each started a new
+handler thread, 5-6.5 with kept threads: membersim.handler_threads); membersim's own ticks, measured
+over a quiet spell first, are taken out.
 
 python bench/bench_membersim_parked.py [--clusters 100] [--connections 1000] [--seconds 15]
 """
