@@ -12,6 +12,7 @@ from clusters.k8s import ClusterConnection, KubeError, NodeInfo, Resources
 from clusters.k8s.reads import pod_requests
 from clusters.k8s.reflector import ListWatch
 from clusters.k8s.watch import WatchEvent, list_each
+from clusters.k8s.watch_streams import shared_mux
 from clusters.resource_summary import PodTotals
 
 log = logging.getLogger(__name__)
@@ -23,6 +24,11 @@ WATCH_SECONDS = 60
 # A cache not heard from (event, bookmark, listing or a watch ended by the server) for this long is
 # stale even if no error said so; longer than a watch and its reconnect.
 SILENT_FOR = 90.0
+# The inventories' streams are read by a mux of their own, not the one the member watcher's Work
+# reflectors share: that one's thread waits while the watcher's backlog is full, and an inventory that
+# waited with it went silent, so every health probe listed the cluster's pods itself (at 100 clusters x
+# 1,000 pods a core), which slowed the watcher further.
+MUX, MUX_OPENERS = "inventory", 8
 
 PodEntry = tuple[str, Resources]  # (node name, requests)
 FINISHED = ("Succeeded", "Failed")
@@ -166,7 +172,15 @@ class InventoryReflector(ListWatch):
         watch_seconds: int = WATCH_SECONDS,
     ) -> None:
         api_version, kind_name = KINDS[kind]
-        super().__init__(f"inventory-{conn.name}-{kind}", conn, api_version, kind_name, resync, watch_seconds)
+        super().__init__(
+            f"inventory-{conn.name}-{kind}",
+            conn,
+            api_version,
+            kind_name,
+            resync,
+            watch_seconds,
+            mux=shared_mux(MUX, MUX_OPENERS),
+        )
         self.kind, self.inventory = kind, inventory
 
     def _failed(self, exc: BaseException, backoff: float, version: str) -> str:

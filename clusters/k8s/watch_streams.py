@@ -161,7 +161,7 @@ class Stream:
 class Mux:
     """One selector thread for every open watch, a few threads for lists and openings, and timers."""
 
-    def __init__(self, openers: int = OPENERS) -> None:
+    def __init__(self, openers: int = OPENERS, name: str = "watch") -> None:
         self._selector = selectors.DefaultSelector()
         self._lock = threading.Lock()
         self._adds: list[Stream] = []
@@ -170,10 +170,10 @@ class Mux:
         # daemon threads, not an executor: a process that exits must not wait for a list that hangs
         self._work: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
         for index in range(openers):
-            threading.Thread(target=self._open_loop, name=f"watch-open-{index}", daemon=True).start()
+            threading.Thread(target=self._open_loop, name=f"{name}-open-{index}", daemon=True).start()
         self._wake_r, self._wake_w = _pipe()
         self._selector.register(self._wake_r, selectors.EVENT_READ, None)
-        self._thread = threading.Thread(target=self._loop, name="watch-mux", daemon=True)
+        self._thread = threading.Thread(target=self._loop, name=f"{name}-mux", daemon=True)
         self._thread.start()
 
     def submit(self, work: Callable[[], None]) -> None:
@@ -310,14 +310,16 @@ def _drain(sock: Any) -> None:
         pass
 
 
-_shared: Mux | None = None
+_shared: dict[str, Mux] = {}
 _shared_lock = threading.Lock()
 
 
-def shared_mux() -> Mux:
-    """This process's mux, started on first use."""
-    global _shared
+def shared_mux(name: str = "watch", openers: int = OPENERS) -> Mux:
+    """This process's mux of that name, started on first use. A mux's thread hands each event on and
+    waits while its receiver does (the member watcher's backlog holds it until there is room), so
+    streams that must keep flowing meanwhile (the inventories the health collection trusts) are read by
+    a mux of their own."""
     with _shared_lock:
-        if _shared is None:
-            _shared = Mux()
-        return _shared
+        if name not in _shared:
+            _shared[name] = Mux(openers, name)
+        return _shared[name]

@@ -11,10 +11,11 @@ import pytest
 from django.db import DatabaseError
 from django.utils import timezone
 
+from clusters.inventory import MUX as INVENTORY_MUX
 from clusters.k8s import objects
 from clusters.k8s.watch_streams import OPENERS, shared_mux
 from membersim.resources import stored
-from scheduling.member_watch import HELD_CHECK, KINDS_AGAIN, Seen, Shard, Watcher
+from scheduling.member_watch import BACKLOG_OBJECTS, HELD_CHECK, KINDS_AGAIN, Seen, Shard, Watcher
 from scheduling.models import DriftEvent, ResourceBinding, Work
 from scheduling.services import apply_yaml
 from tests.support.members import member_object
@@ -71,11 +72,36 @@ def test_the_watcher_keeps_each_clusters_nodes_and_pods_for_the_health_collectio
 
 def test_every_clusters_watches_are_read_by_the_shared_mux_not_a_thread_each(members, watcher):
     until(watcher, lambda: watcher.inventory.write() == len(members))
-    wanted = len(watcher.reflectors) + 2 * len(members)  # the kinds of Works, and nodes and pods
-    until(watcher, lambda: shared_mux().streams() >= wanted)
+    until(watcher, lambda: shared_mux().streams() >= len(watcher.reflectors))  # the kinds of Works
+    # the inventories' nodes and pods on a mux of their own (see the next test)
+    until(watcher, lambda: shared_mux(INVENTORY_MUX).streams() >= 2 * len(members))
     names = [thread.name for thread in threading.enumerate()]
     assert not [name for name in names if name.startswith(("watch-cluster", "inventory-cluster"))]
     assert names.count("watch-mux") == 1 and len([n for n in names if n.startswith("watch-open")]) <= OPENERS
+    assert names.count(f"{INVENTORY_MUX}-mux") == 1
+
+
+def test_the_inventories_keep_flowing_while_the_work_backlog_is_full(members, watcher):
+    """The Work reflectors' mux waits while the watcher's backlog is full; the inventories must not
+    wait with it (stale, every health probe would list the cluster's pods itself)."""
+    until(watcher, lambda: watcher.inventory.write() == len(members))
+    inventory = watcher.inventory.inventories["cluster-01"][0]
+    before = inventory.generation
+    watcher.seen.limit = 1  # a backlog already holding anything takes nothing more: a put waits
+    conn = members["cluster-01"].connection()
+    try:
+        # a Work event (the copy's replicas edited by hand) and its pods: the first waits in the
+        # backlog, the Work mux's thread then waits to put the next ones
+        objects.patch_object(conn, "apps/v1", "Deployment", "nginx", {"spec": {"replicas": 5}}, "default")
+        deadline = time.monotonic() + 20
+        while inventory.generation < before + 3:  # the three new pods at least
+            assert time.monotonic() < deadline, "the inventory waited with the Work backlog"
+            time.sleep(0.05)
+        assert watcher.seen.held >= 1 and inventory.fresh()
+    finally:
+        watcher.seen.limit = BACKLOG_OBJECTS
+        watcher.seen.done([])  # wake the waiting put
+    until(watcher, lambda: replicas(members, "cluster-01") == 2)  # the watcher goes on, and repairs
 
 
 def test_status_read_by_watch_reaches_the_binding(members, watcher):
