@@ -684,22 +684,44 @@ def engine_queued(broker) -> int:
     return sum(broker.llen(key) for name in lanes for key in priorities.redis_keys(name))
 
 
+def not_yet_healthy() -> int:
+    """Works whose member copy the watcher has not yet recorded Healthy (every Deployment the bench
+    applies becomes ready on its member: a Work not Healthy is one whose status is still to come)."""
+    from scheduling.karmada.names import HEALTHY
+
+    return Work.objects.filter(deleting=False, suspended=False).exclude(health=HEALTHY).count()
+
+
+def statuses_recorded(most: float = 900.0) -> tuple[float, int]:
+    """Seconds until the watcher has recorded every Work's member status Healthy (at most `most`), and
+    how many were still not at the end: after a seeding, how far the watcher's status lags the applies."""
+    started = time.monotonic()
+    left = not_yet_healthy()
+    while left and time.monotonic() - started < most:
+        time.sleep(1)
+        left = not_yet_healthy()
+    return time.monotonic() - started, left
+
+
 def quiet(most: float = 900.0) -> float:
     """Seconds until nothing is left to do: every queue empty, no binding marked dirty, no Work out of
-    sync, for 10 s running (at most `most`): the quiet minute must not measure the work of the last."""
+    sync, every Work's member status recorded Healthy by the watcher, for 10 s running (at most
+    `most`): the quiet minute must not measure the work of the last, the watcher's included."""
     import redis
+
+    from scheduling.karmada.names import HEALTHY
 
     broker = redis.Redis.from_url(REDIS_URL)
     started = time.monotonic()
     calm_since = None
     while time.monotonic() - started < most:
         queued = engine_queued(broker) + broker.llen("celery")
+        live = Work.objects.filter(deleting=False, suspended=False)
         busy = (
             queued
             or ResourceBinding.objects.filter(dirty_since__isnull=False).exists()
-            or Work.objects.filter(deleting=False, suspended=False)
-            .exclude(applied_hash=F("desired_hash"))
-            .exists()
+            or live.exclude(applied_hash=F("desired_hash")).exists()
+            or live.exclude(health=HEALTHY).exists()
         )
         now = time.monotonic()
         calm_since = None if busy else (calm_since or now)
@@ -1218,6 +1240,13 @@ def fleet_phase(stack: Stack, members: list, conns: list, web: str, rows: list[s
     ok &= line("Works/s, last 10% / first 10%", f"{last / first:.2f}", "last_over_first", last / first, rows)
     spent_by = f"CPU ms per Work seeded, middle 80%: {seeding.cpu_summary(4)}"
     rows.append(f"| {spent_by}; {simulator} per raw-client object: {raw_member_ms:.2f} | | | | |")
+    print(rows[-1], flush=True)
+    lag, left = statuses_recorded()
+    rows.append(
+        f"| the watcher recorded every Work's member status Healthy {lag:.0f} s after the seeding's report"
+        + (f" ({left} still not after {lag:.0f} s)" if left else "")
+        + " | | | | |"
+    )
     print(rows[-1], flush=True)
     if OPTIONS.seeding_only:
         return ok
