@@ -369,6 +369,8 @@ class Watcher:
         for key in seen.judged:
             self.held.pop(key, None)
         for key, (kind, obj) in seen.waiting.items():
+            if key in self.held and member_state.older_copy(obj, self.held[key][2]):
+                continue  # a listing that waited behind a newer event: the event's copy stays held
             self.held[key] = (now, kind, obj)
         # one query reads every held Work: with many held (a fleet being seeded), less often
         if not self.held or now - self._held_checked < HELD_CHECK * max(1.0, len(self.held) / 500):
@@ -379,8 +381,14 @@ class Watcher:
             for key, (since, kind, obj) in self.held.items()
             if now - since < HELD_FOR and key not in seen.waiting
         }
-        expired = [key for key, (since, _, _) in self.held.items() if now - since >= HELD_FOR]
-        if expired:  # their status is not written from these events: their clusters list again
+        # their status is not written from these events: their clusters list again (not for a copy a
+        # listing gave: a Work whose apply keeps failing would have its cluster listed again and again)
+        expired = [
+            key
+            for key, (since, kind, _) in self.held.items()
+            if now - since >= HELD_FOR and kind != member_state.LISTED
+        ]
+        if expired:
             self._lost(member_state.copy_kinds(expired))
         observed = member_state.observe_applied(again, judged=self.judged)
         self.held = {key: self.held[key] for key in (*observed.waiting, *seen.waiting)}
@@ -390,5 +398,7 @@ class Watcher:
     def _merge(into: member_state.Observed, more: member_state.Observed) -> None:
         into.repair += more.repair
         into.changed |= more.changed
-        into.waiting.update(more.waiting)
+        for key, (kind, obj) in more.waiting.items():  # a newer copy of one object is not replaced
+            if key not in into.waiting or not member_state.older_copy(obj, into.waiting[key][1]):
+                into.waiting[key] = (kind, obj)
         into.judged |= more.judged

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db.models import F
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from django.utils import timezone
 
@@ -78,6 +77,28 @@ def spec_mark(copy: Mapping[str, Any] | None) -> tuple[Any, ...] | None:
         return None
     extra = tuple(key for key in copy or {} if key not in PLAIN_FIELDS)
     return (str(uid), generation, *marks, extra)
+
+
+# The kind of a held copy that came from a listing, not an event (see observe_listing).
+LISTED = "LISTED"
+
+
+def older(version: str, than: str) -> bool:
+    """Whether a copy at resourceVersion `version` is older than one at `than`. A cluster's versions
+    are its store's revisions, integers that grow with every write (etcd's, and membersim's); versions
+    that are not integers are not compared (never older)."""
+    try:
+        return int(version) < int(than)
+    except (TypeError, ValueError):
+        return False
+
+
+def older_copy(copy: Mapping[str, Any], than: Mapping[str, Any]) -> bool:
+    """`older` for two copies of one object."""
+    return older(
+        str((copy.get("metadata") or {}).get("resourceVersion") or ""),
+        str((than.get("metadata") or {}).get("resourceVersion") or ""),
+    )
 
 
 @dataclass
@@ -159,15 +180,18 @@ def observe_listing(
     Only Works in sync are judged: one out of sync has an apply on its way (or the reconcile re-drives
     it), which writes its copy anyway. A listing asked for at `listed_at` may predate a copy written
     after it, so it judges only the Works whose last apply was recorded before then (a record follows
-    its member write); the watch that follows the listing reports the later ones."""
+    its member write); the watch that follows the listing reports the later ones.
+
+    But a copy may have been written, and its status moved, before the listing was asked, while its
+    apply was recorded after: the watch that follows reports nothing more of it, and the event that
+    did may be lost with the stream the listing replaced. So the copies of those Works (and of Works
+    still applying) are returned in `waiting`, as LISTED, for `observe_applied` once the apply is
+    recorded, like an event held meanwhile. A copy older than the one last judged (a listing that
+    waited behind newer events) judges nothing."""
     now = now or timezone.now()
     live = {copy_key(item): item for item in items}
     observed = Observed()
-    works = watched_works(cluster).filter(
-        manifest__apiVersion=api_version, manifest__kind=kind, applied=True, applied_hash=F("desired_hash")
-    )
-    if listed_at is not None:
-        works = works.exclude(applied_at__gt=listed_at)
+    works = watched_works(cluster).filter(manifest__apiVersion=api_version, manifest__kind=kind)
     key = (cluster, api_version, kind)
     remembered = judged.kinds.get(key, {}) if judged is not None else {}
     kept: dict[int, tuple[str, str, tuple[Any, ...] | None]] = {}
@@ -176,11 +200,29 @@ def observe_listing(
     rows = works.annotate(
         copy_namespace=KeyTextTransform("namespace", KeyTransform("metadata", "manifest")),
         copy_name=KeyTextTransform("name", KeyTransform("metadata", "manifest")),
-    ).values_list("pk", "desired_hash", "copy_namespace", "copy_name")
-    for pk, desired_hash, namespace, name in rows.order_by("pk"):
+    ).values_list(
+        "pk",
+        "permanent_id",
+        "desired_hash",
+        "applied",
+        "applied_hash",
+        "applied_at",
+        "copy_namespace",
+        "copy_name",
+    )
+    for pk, permanent_id, desired_hash, applied, applied_hash, applied_at, namespace, name in rows.order_by(
+        "pk"
+    ):
         copy = live.get((api_version, kind, str(namespace or ""), str(name)))
+        settled = applied and applied_hash == desired_hash
+        if not settled or (listed_at is not None and applied_at is not None and applied_at > listed_at):
+            if copy is not None:
+                observed.waiting[str(permanent_id)] = (LISTED, copy)
+            continue
         version = str(((copy or {}).get("metadata") or {}).get("resourceVersion") or "")
         if copy is not None and version and remembered.get(pk, ())[:2] == (version, desired_hash):
+            kept[pk] = remembered[pk]
+        elif copy is not None and pk in remembered and older(version, remembered[pk][0]):
             kept[pk] = remembered[pk]
         else:
             again.append(pk)

@@ -16,7 +16,7 @@ from clusters.k8s import objects
 from clusters.k8s.watch_streams import OPENERS, shared_mux
 from membersim.resources import stored
 from scheduling.member_watch import BACKLOG_OBJECTS, HELD_CHECK, KINDS_AGAIN, Seen, Shard, Watcher
-from scheduling.models import DriftEvent, ResourceBinding, Work
+from scheduling.models import HEALTHY, UNHEALTHY, DriftEvent, ResourceBinding, Work
 from scheduling.services import apply_yaml
 from tests.support.members import member_object
 
@@ -231,6 +231,50 @@ def test_a_listing_asked_for_before_an_apply_was_recorded_does_not_judge_that_co
     watcher.seen.put(Seen("cluster-01", "apps/v1", "Deployment", listing=[], listed_at=later))
     watcher.drain(timeout=0)
     assert DriftEvent.objects.filter(work=work).exists()
+
+
+def test_a_copy_that_moved_before_a_listing_its_apply_was_recorded_after_gets_the_listed_status(members):
+    """The member wrote the copy and made it ready, then a listing was asked for, then the apply was
+    recorded with the status its write returned (not ready yet): the watch after the listing reports
+    nothing more, so the listing's copy gives the status once the apply is recorded."""
+    apply_yaml(NGINX)
+    watcher = Watcher()
+    work = Work.objects.get(cluster_name="cluster-01")
+    ready = member_object(members["cluster-01"], "apps/v1", "Deployment", "nginx")
+    assert ready["status"].get("readyReplicas") == 2
+    apply_time = {"replicas": 0, "generation": 1, "observedGeneration": 0, "readyReplicas": 0}
+    Work.objects.filter(pk=work.pk).update(status=apply_time, health=UNHEALTHY)
+    asked = work.applied_at - timedelta(seconds=1)
+    watcher.seen.put(Seen("cluster-01", "apps/v1", "Deployment", listing=[ready], listed_at=asked))
+    watcher.drain(timeout=0)
+    deadline = time.monotonic() + 5
+    while Work.objects.get(pk=work.pk).health != HEALTHY:  # held, then written at the next check
+        assert time.monotonic() < deadline, "the listed copy's status was not written"
+        time.sleep(HELD_CHECK)
+        watcher.drain(timeout=0)
+    assert Work.objects.get(pk=work.pk).status["readyReplicas"] == 2 and not DriftEvent.objects.exists()
+
+
+def test_a_listing_older_than_the_copy_last_judged_does_not_write_its_status(members):
+    """A listing that waited behind newer events holds an older copy: it judges nothing."""
+    from scheduling.controllers import member_state
+
+    apply_yaml(NGINX)
+    judged = member_state.Judged()
+    work = Work.objects.get(cluster_name="cluster-01")
+    live = member_object(members["cluster-01"], "apps/v1", "Deployment", "nginx")
+    member_state.observe_listing("cluster-01", "apps/v1", "Deployment", [live], judged=judged)
+    assert Work.objects.get(pk=work.pk).health == HEALTHY
+    version = int(live["metadata"]["resourceVersion"])
+    stale = {
+        **live,
+        "metadata": {**live["metadata"], "resourceVersion": str(version - 1)},
+        "status": {**live["status"], "readyReplicas": 0, "availableReplicas": 0},
+    }
+    seen = member_state.observe_listing("cluster-01", "apps/v1", "Deployment", [stale], judged=judged)
+    assert seen.changed == set() and Work.objects.get(pk=work.pk).health == HEALTHY
+    assert member_state.older("9", "10") and not member_state.older("10", "9")
+    assert not member_state.older("abc", "10") and not member_state.older("", "10")
 
 
 def test_a_listing_leaves_a_work_whose_apply_is_on_its_way_to_that_apply(members):
