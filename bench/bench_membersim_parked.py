@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import os
-import subprocess
 import sys
 import tempfile
 import threading
@@ -26,10 +25,10 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import yaml
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+import bench_membersim_watched as watched  # noqa: E402
 
 from membersim.server import PARK_AFTER  # noqa: E402
 
@@ -41,24 +40,8 @@ GAP = max(3.5, PARK_AFTER + 0.5)
 QUIET = 5.0  # seconds of membersim's own ticks measured first, taken out of the parked requests' CPU
 
 
-class Members:
-    """A membersim process serving ``count`` clusters on one port."""
-
-    def __init__(self, count: int, workdir: Path) -> None:
-        kubeconfig = workdir / "kubeconfig"
-        argv = [sys.executable, "-m", "membersim", "--kubeconfig", str(kubeconfig), "--single-port"]
-        for index in range(count):
-            argv += ["--cluster", f"p{count}-{index:04d}:nodes=2,cpu=64,pods=200"]
-        self.process = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        while not (kubeconfig.exists() and kubeconfig.stat().st_size):
-            if self.process.poll() is not None:
-                raise RuntimeError(f"membersim exited: {self.process.stderr.read().decode()}")  # type: ignore[union-attr]
-            time.sleep(0.05)
-        config = yaml.safe_load(kubeconfig.read_text())
-        self.servers = [c["cluster"]["server"] for c in sorted(config["clusters"], key=lambda c: c["name"])]
-
-    def cpu_seconds(self) -> float:
-        return sum(self.cpu_split())
+class Members(watched.Members):
+    """bench_membersim_watched's membersim process, read also for user and system CPU and its threads."""
 
     def cpu_split(self) -> tuple[float, float]:
         """User and system CPU seconds so far."""
@@ -68,10 +51,6 @@ class Members:
 
     def threads(self) -> int:
         return len(os.listdir(f"/proc/{self.process.pid}/task"))
-
-    def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(60)
 
 
 class Client:
@@ -137,7 +116,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as workdir:
         members = Members(options.clusters, Path(workdir))
         try:
-            clients = [Client(members.servers[i % len(members.servers)]) for i in range(options.connections)]
+            servers = [members.servers[name] for name in members.names]
+            clients = [Client(servers[i % len(servers)]) for i in range(options.connections)]
             for client in clients:
                 client.get()  # connected, and parked after PARK_AFTER
             time.sleep(PARK_AFTER + 0.5)
