@@ -90,11 +90,17 @@ def test_the_inventories_keep_flowing_while_the_work_backlog_is_full(members, wa
     watcher.seen.limit = 1  # a backlog already holding anything takes nothing more: a put waits
     conn = members["cluster-01"].connection()
     try:
-        # a Work event (the copy's replicas edited by hand) and its pods: the first waits in the
-        # backlog, the Work mux's thread then waits to put the next ones
+        # a Work event (the copy's replicas edited by hand) and its pods: the first fills the
+        # backlog; the two muxes deliver in either order, so wait for both
         objects.patch_object(conn, "apps/v1", "Deployment", "nginx", {"spec": {"replicas": 5}}, "default")
         deadline = time.monotonic() + 20
-        while inventory.generation < before + 3:  # the three new pods at least
+        while watcher.seen.held < 1 or inventory.generation < before + 3:  # the three new pods
+            assert time.monotonic() < deadline, "the inventory waited with the Work backlog"
+            time.sleep(0.05)
+        # the backlog is full: the copy's next event waits in the Work mux's put, its pod must not
+        filled = inventory.generation
+        objects.patch_object(conn, "apps/v1", "Deployment", "nginx", {"spec": {"replicas": 6}}, "default")
+        while inventory.generation <= filled:
             assert time.monotonic() < deadline, "the inventory waited with the Work backlog"
             time.sleep(0.05)
         assert watcher.seen.held >= 1 and inventory.fresh()
