@@ -32,7 +32,8 @@ from clusters.k8s.reflector import ListWatch
 from clusters.k8s.watch import WatchEvent, list_kind
 from clusters.models import Cluster
 from scheduling import tasks
-from scheduling.controllers import member_state, propagation, rollouts
+from scheduling.controllers import member_state, rollouts
+from scheduling.controllers.aggregation_pacing import AggregationPacer
 from scheduling.karmada import names
 from scheduling.models import Work
 
@@ -120,6 +121,10 @@ class Backlog:
 
     def get(self, timeout: float) -> Seen:
         return self._items.get(timeout=timeout)
+
+    def waiting(self) -> int:
+        """How many items wait to be taken."""
+        return self._items.qsize()
 
     def done(self, items: list[Seen]) -> None:
         with self._room:
@@ -216,6 +221,8 @@ class Watcher:
         self.held: dict[str, tuple[float, str, dict[str, Any]]] = {}
         # copies last found in step, so a resync re-compares only what changed since
         self.judged = member_state.Judged()
+        # the bindings whose Works' status changed, aggregated at most once a second each
+        self.aggregations = AggregationPacer()
         # the kinds the Works hold, and (newest Work id, clusters, when) they were read for
         self._kinds: set[tuple[str, str, str]] = set()
         self._kinds_read_at: tuple[int | None, frozenset[str], float] = (None, frozenset(), -KINDS_AGAIN)
@@ -247,6 +254,10 @@ class Watcher:
                     self.stopping.wait(min(self.refresh, 5.0))
         finally:
             self.close()
+            try:
+                self.aggregations.flush()
+            except DatabaseError as exc:  # left to the reconcile: their Works' status moved on
+                log.warning("watcher: the last aggregations failed: %s", exc)
 
     def close(self) -> None:
         """Stop every reflector (run() does when it ends)."""
@@ -305,6 +316,9 @@ class Watcher:
         """Write what the reflectors saw (up to `limit` items, waiting up to `timeout` for the first), and
         the status of held copies whose applies were recorded meanwhile."""
         batch: list[Seen] = []
+        aggregation_due = self.aggregations.due_in()
+        if aggregation_due is not None:
+            timeout = min(timeout, aggregation_due)
         try:
             batch.append(self.seen.get(timeout=min(timeout, HELD_CHECK) if self.held else timeout))
         except queue.Empty:
@@ -316,6 +330,7 @@ class Watcher:
             except queue.Empty:
                 break
         if not batch and not self.held:
+            self.aggregations.run()
             return 0
         try:
             self._write(batch)
@@ -355,7 +370,8 @@ class Watcher:
         self._merge(observed, member_state.observe_cluster_events(events, judged=self.judged))
         self._merge(observed, self._observe_held(observed))
         tasks.enqueue_works(sorted(set(observed.repair)))
-        propagation.aggregate_bindings(observed.changed)
+        self.aggregations.changed(observed.changed)
+        self.aggregations.run(trailing=self.seen.waiting() > 0)
         for binding_id in rollouts.active_binding_ids(binding_ids=sorted(observed.changed)):
             tasks.after_commit(tasks.advance_rollout, binding_id)  # new member status may let a wave go
         if self.on_batch is not None:

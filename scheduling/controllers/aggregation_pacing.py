@@ -1,0 +1,77 @@
+"""Binding aggregations paced for the member watcher: each at most once a period, fewer while it trails."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterable
+
+from scheduling.controllers import propagation
+
+# A binding is aggregated at most once per this many seconds. Aggregating reads every Work of the
+# binding: a Duplicated workload over 100 clusters reports from each of them within a second or two, and
+# aggregating it on each report read its 100 Works 100 times (the watcher's catch-up after a seeding
+# recorded 15-75 Works/s, most of it there; bench/results.md).
+AGGREGATE_EVERY = 1.0
+# While the backlog holds more (the watcher trails its members), a batch aggregates at most this many
+# bindings, those waiting longest first: the Works' own status is written first, the summaries follow.
+TRAILING_SHARE = 100
+
+
+class AggregationPacer:
+    """Bindings whose Works' status changed, aggregated when due: at once for a binding not aggregated
+    within `every` seconds, else `every` seconds after its last aggregation; several changes meanwhile
+    make one aggregation."""
+
+    def __init__(
+        self,
+        aggregate: Callable[[list[int]], None] = propagation.aggregate_bindings,
+        every: float = AGGREGATE_EVERY,
+        share: int = TRAILING_SHARE,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.aggregate, self.every, self.share, self.clock = aggregate, every, share, clock
+        self.pending: dict[int, float] = {}  # binding id -> since when it waits
+        self._last: dict[int, float] = {}  # binding id -> when aggregated (the last `every` seconds only)
+
+    def changed(self, binding_ids: Iterable[int]) -> None:
+        now = self.clock()
+        for binding_id in binding_ids:
+            self.pending.setdefault(binding_id, now)
+
+    def _due_at(self, binding_id: int, since: float) -> float:
+        return max(since, self._last.get(binding_id, -math.inf) + self.every)
+
+    def due_in(self) -> float | None:
+        """Seconds until the next pending binding is due (0 when one is), None when none waits."""
+        if not self.pending:
+            return None
+        soonest = min(self._due_at(binding_id, since) for binding_id, since in self.pending.items())
+        return max(0.0, soonest - self.clock())
+
+    def run(self, trailing: bool = False) -> list[int]:
+        """Aggregate the bindings due (with `trailing`, the `share` waiting longest); the ids aggregated.
+        One that fails (a database error) stays pending."""
+        now = self.clock()
+        self._last = {binding_id: at for binding_id, at in self._last.items() if now - at < self.every}
+        due = sorted(
+            (since, binding_id)
+            for binding_id, since in self.pending.items()
+            if self._due_at(binding_id, since) <= now
+        )
+        ids = sorted(binding_id for _, binding_id in (due[: self.share] if trailing else due))
+        if not ids:
+            return []
+        self.aggregate(ids)
+        for binding_id in ids:
+            del self.pending[binding_id]
+            self._last[binding_id] = now
+        return ids
+
+    def flush(self) -> list[int]:
+        """Aggregate every pending binding now, due or not (the watcher stopping)."""
+        ids = sorted(self.pending)
+        if ids:
+            self.aggregate(ids)
+            self.pending.clear()
+        return ids

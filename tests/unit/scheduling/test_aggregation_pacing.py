@@ -1,0 +1,102 @@
+"""The watcher's aggregation pacing: at once when quiet, once a period when busy, a share while trailing."""
+
+from __future__ import annotations
+
+import pytest
+
+from scheduling.controllers.aggregation_pacing import AggregationPacer
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+def pacer_with(
+    clock: Clock, share: int = 100, fails: bool = False
+) -> tuple[AggregationPacer, list[list[int]]]:
+    calls: list[list[int]] = []
+
+    def aggregate(ids: list[int]) -> None:
+        if fails:
+            raise RuntimeError("database gone")
+        calls.append(list(ids))
+
+    return AggregationPacer(aggregate, every=1.0, share=share, clock=clock), calls
+
+
+def test_a_quiet_binding_is_aggregated_at_once(clock):
+    pacer, calls = pacer_with(clock)
+    assert pacer.due_in() is None and pacer.run() == []
+    pacer.changed([7, 3])
+    assert pacer.due_in() == 0.0
+    assert pacer.run() == [3, 7]
+    assert calls == [[3, 7]] and not pacer.pending
+
+
+def test_a_busy_bindings_changes_within_the_period_make_one_aggregation_at_its_end(clock):
+    pacer, calls = pacer_with(clock)
+    pacer.changed([1])
+    pacer.run()
+    for _ in range(5):  # five more reports within the next second
+        clock.now += 0.15
+        pacer.changed([1])
+        assert pacer.run() == []
+    assert pacer.due_in() == pytest.approx(0.25)
+    clock.now += 0.25
+    assert pacer.run() == [1]
+    assert calls == [[1], [1]]
+    # a second later it is quiet again: the next report goes at once
+    clock.now += 1.0
+    pacer.changed([1])
+    assert pacer.run() == [1]
+
+
+def test_another_binding_is_not_held_by_a_busy_one(clock):
+    pacer, _ = pacer_with(clock)
+    pacer.changed([1])
+    pacer.run()
+    clock.now += 0.1
+    pacer.changed([1, 2])
+    assert pacer.run() == [2]
+    assert pacer.pending.keys() == {1}
+
+
+def test_while_trailing_a_batch_aggregates_a_share_those_waiting_longest_first(clock):
+    pacer, calls = pacer_with(clock, share=2)
+    pacer.changed([5])
+    clock.now += 0.1
+    pacer.changed([9, 4])
+    clock.now += 0.1
+    pacer.changed([1])
+    pacer.changed([8])
+    assert pacer.run(trailing=True) == [4, 5]  # 5 waited longest, then 4 and 9 (by id)
+    assert pacer.run(trailing=True) == [1, 9]
+    assert pacer.run(trailing=False) == [8]  # caught up: every one due
+    assert calls == [[4, 5], [1, 9], [8]] and not pacer.pending
+
+
+def test_a_failed_aggregation_leaves_its_bindings_pending(clock):
+    pacer, _ = pacer_with(clock, fails=True)
+    pacer.changed([2, 3])
+    with pytest.raises(RuntimeError):
+        pacer.run()
+    assert pacer.pending.keys() == {2, 3}
+
+
+def test_flush_aggregates_what_is_not_due_yet(clock):
+    pacer, calls = pacer_with(clock)
+    pacer.changed([1])
+    pacer.run()
+    pacer.changed([1, 2])
+    pacer.run()
+    assert pacer.flush() == [1]
+    assert calls == [[1], [2], [1]] and not pacer.pending
