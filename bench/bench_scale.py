@@ -692,15 +692,36 @@ def not_yet_healthy() -> int:
     return Work.objects.filter(deleting=False, suspended=False).exclude(health=HEALTHY).count()
 
 
-def statuses_recorded(most: float = 900.0) -> tuple[float, int]:
-    """Seconds until the watcher has recorded every Work's member status Healthy (at most `most`), and
-    how many were still not at the end: after a seeding, how far the watcher's status lags the applies."""
+@dataclass
+class CatchUp:
+    """After a seeding, how far the watcher's status recording lagged the applies."""
+
+    seconds: float  # until every Work's member status was recorded Healthy (at most the bound)
+    behind: int  # Works not yet recorded when the seeding was reported
+    left: int  # Works still not recorded at the end
+    watcher_cpu: float  # CPU seconds the watcher spent meanwhile
+
+    def row(self) -> str:
+        rate = (self.behind - self.left) / self.seconds if self.seconds else 0.0
+        return (
+            f"| the watcher recorded every Work's member status Healthy {self.seconds:.0f} s after the "
+            f"seeding's report"
+            + (f" ({self.left} still not after {self.seconds:.0f} s)" if self.left else "")
+            + f": {self.behind} were behind at the report, recorded at {rate:.0f} Works/s with "
+            f"{self.watcher_cpu:.1f} CPU s of the watcher | | | | |"
+        )
+
+
+def statuses_recorded(stack: Stack, most: float = 900.0) -> CatchUp:
+    """How long the watcher takes, after a seeding, to record every Work's member status Healthy."""
     started = time.monotonic()
-    left = not_yet_healthy()
+    cpu = cpu_seconds(stack.processes["watcher"].pid)
+    behind = left = not_yet_healthy()
     while left and time.monotonic() - started < most:
         time.sleep(1)
         left = not_yet_healthy()
-    return time.monotonic() - started, left
+    spent = cpu_seconds(stack.processes["watcher"].pid) - cpu
+    return CatchUp(time.monotonic() - started, behind, left, spent)
 
 
 def quiet(most: float = 900.0) -> float:
@@ -1241,12 +1262,7 @@ def fleet_phase(stack: Stack, members: list, conns: list, web: str, rows: list[s
     spent_by = f"CPU ms per Work seeded, middle 80%: {seeding.cpu_summary(4)}"
     rows.append(f"| {spent_by}; {simulator} per raw-client object: {raw_member_ms:.2f} | | | | |")
     print(rows[-1], flush=True)
-    lag, left = statuses_recorded()
-    rows.append(
-        f"| the watcher recorded every Work's member status Healthy {lag:.0f} s after the seeding's report"
-        + (f" ({left} still not after {lag:.0f} s)" if left else "")
-        + " | | | | |"
-    )
+    rows.append(statuses_recorded(stack).row())
     print(rows[-1], flush=True)
     if OPTIONS.seeding_only:
         return ok

@@ -350,6 +350,7 @@ class Watcher:
                 entry[0].relist_soon()
 
     def _write(self, batch: list[Seen]) -> None:
+        started = time.monotonic()
         observed = member_state.Observed()
         events: dict[str, list[tuple[str, dict[str, Any]]]] = defaultdict(list)
         for item in batch:
@@ -371,7 +372,8 @@ class Watcher:
         self._merge(observed, self._observe_held(observed))
         tasks.enqueue_works(sorted(set(observed.repair)))
         self.aggregations.changed(observed.changed)
-        self.aggregations.run(trailing=self.seen.waiting() > 0)
+        # trailing the members (more waits in the backlog), the aggregations get as long as the batch
+        self.aggregations.run(budget=time.monotonic() - started if self.seen.waiting() else None)
         for binding_id in rollouts.active_binding_ids(binding_ids=sorted(observed.changed)):
             tasks.after_commit(tasks.advance_rollout, binding_id)  # new member status may let a wave go
         if self.on_batch is not None:

@@ -13,24 +13,25 @@ from scheduling.controllers import propagation
 # aggregating it on each report read its 100 Works 100 times (the watcher's catch-up after a seeding
 # recorded 15-75 Works/s, most of it there; bench/results.md).
 AGGREGATE_EVERY = 1.0
-# While the backlog holds more (the watcher trails its members), a batch aggregates at most this many
-# bindings, those waiting longest first: the Works' own status is written first, the summaries follow.
-TRAILING_SHARE = 100
+# Bindings aggregated together (one read of their Works), those waiting longest first.
+CHUNK = 25
 
 
 class AggregationPacer:
     """Bindings whose Works' status changed, aggregated when due: at once for a binding not aggregated
     within `every` seconds, else `every` seconds after its last aggregation; several changes meanwhile
-    make one aggregation."""
+    make one aggregation. A run may be given a time budget (the watcher trailing its members gives its
+    events as long as its aggregations): what it leaves waits on, and gathers more changes, as a work
+    queue's keys do while its workers are busy."""
 
     def __init__(
         self,
         aggregate: Callable[[list[int]], None] = propagation.aggregate_bindings,
         every: float = AGGREGATE_EVERY,
-        share: int = TRAILING_SHARE,
+        chunk: int = CHUNK,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.aggregate, self.every, self.share, self.clock = aggregate, every, share, clock
+        self.aggregate, self.every, self.chunk, self.clock = aggregate, every, chunk, clock
         self.pending: dict[int, float] = {}  # binding id -> since when it waits
         self._last: dict[int, float] = {}  # binding id -> when aggregated (the last `every` seconds only)
 
@@ -49,24 +50,31 @@ class AggregationPacer:
         soonest = min(self._due_at(binding_id, since) for binding_id, since in self.pending.items())
         return max(0.0, soonest - self.clock())
 
-    def run(self, trailing: bool = False) -> list[int]:
-        """Aggregate the bindings due (with `trailing`, the `share` waiting longest); the ids aggregated.
-        One that fails (a database error) stays pending."""
+    def run(self, budget: float | None = None) -> list[int]:
+        """Aggregate the bindings due, those waiting longest first, a chunk at a time until `budget`
+        seconds are spent (one chunk at least; None: every one due); the ids aggregated. A chunk that
+        fails (a database error) stays pending."""
         now = self.clock()
         self._last = {binding_id: at for binding_id, at in self._last.items() if now - at < self.every}
-        due = sorted(
-            (since, binding_id)
-            for binding_id, since in self.pending.items()
-            if self._due_at(binding_id, since) <= now
-        )
-        ids = sorted(binding_id for _, binding_id in (due[: self.share] if trailing else due))
-        if not ids:
-            return []
-        self.aggregate(ids)
-        for binding_id in ids:
-            del self.pending[binding_id]
-            self._last[binding_id] = now
-        return ids
+        due = [
+            binding_id
+            for since, binding_id in sorted(
+                (since, binding_id)
+                for binding_id, since in self.pending.items()
+                if self._due_at(binding_id, since) <= now
+            )
+        ]
+        done: list[int] = []
+        for start in range(0, len(due), self.chunk):
+            ids = sorted(due[start : start + self.chunk])
+            self.aggregate(ids)
+            for binding_id in ids:
+                del self.pending[binding_id]
+                self._last[binding_id] = now
+            done += ids
+            if budget is not None and self.clock() - now >= budget:
+                break
+        return done
 
     def flush(self) -> list[int]:
         """Aggregate every pending binding now, due or not (the watcher stopping)."""

@@ -21,7 +21,7 @@ def clock() -> Clock:
 
 
 def pacer_with(
-    clock: Clock, share: int = 100, fails: bool = False
+    clock: Clock, chunk: int = 100, fails: bool = False, takes: float = 0.0
 ) -> tuple[AggregationPacer, list[list[int]]]:
     calls: list[list[int]] = []
 
@@ -29,8 +29,9 @@ def pacer_with(
         if fails:
             raise RuntimeError("database gone")
         calls.append(list(ids))
+        clock.now += takes
 
-    return AggregationPacer(aggregate, every=1.0, share=share, clock=clock), calls
+    return AggregationPacer(aggregate, every=1.0, chunk=chunk, clock=clock), calls
 
 
 def test_a_quiet_binding_is_aggregated_at_once(clock):
@@ -70,18 +71,20 @@ def test_another_binding_is_not_held_by_a_busy_one(clock):
     assert pacer.pending.keys() == {1}
 
 
-def test_while_trailing_a_batch_aggregates_a_share_those_waiting_longest_first(clock):
-    pacer, calls = pacer_with(clock, share=2)
+def test_a_budget_aggregates_chunks_those_waiting_longest_first_until_it_is_spent(clock):
+    pacer, calls = pacer_with(clock, chunk=2, takes=0.1)
     pacer.changed([5])
     clock.now += 0.1
-    pacer.changed([9, 4])
+    pacer.changed([9, 4, 3])
     clock.now += 0.1
-    pacer.changed([1])
-    pacer.changed([8])
-    assert pacer.run(trailing=True) == [4, 5]  # 5 waited longest, then 4 and 9 (by id)
-    assert pacer.run(trailing=True) == [1, 9]
-    assert pacer.run(trailing=False) == [8]  # caught up: every one due
-    assert calls == [[4, 5], [1, 9], [8]] and not pacer.pending
+    pacer.changed([1, 8])
+    # 5 waited longest, then 3, 4 and 9 (by id); the budget is spent after the second chunk
+    assert pacer.run(budget=0.15) == [3, 5, 4, 9]
+    assert calls == [[3, 5], [4, 9]] and pacer.pending.keys() == {1, 8}
+    assert pacer.run(budget=0.0) == [1, 8]  # one chunk at least: a budget never stops the progress
+    pacer.changed([2, 6, 7])
+    assert pacer.run() == [2, 6, 7]  # no budget: every one due
+    assert not pacer.pending
 
 
 def test_a_failed_aggregation_leaves_its_bindings_pending(clock):
