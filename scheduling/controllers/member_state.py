@@ -121,6 +121,12 @@ class Judged:
         judged = self.kinds.get(key, {}).get(work_id)
         return mark is not None and judged is not None and judged[1:] == (desired_hash, mark)
 
+    def newer_than(self, key: KindKey, work_id: int, copy: Mapping[str, Any]) -> bool:
+        """The copy last judged for this Work is newer than `copy`."""
+        judged = self.kinds.get(key, {}).get(work_id)
+        version = str((copy.get("metadata") or {}).get("resourceVersion") or "")
+        return judged is not None and older(version, judged[0])
+
     def record(
         self, key: KindKey, work: Work, copy: dict[str, Any] | None, found: str, mark: Any = False
     ) -> None:
@@ -215,11 +221,15 @@ def observe_listing(
     ):
         copy = live.get((api_version, kind, str(namespace or ""), str(name)))
         settled = applied and applied_hash == desired_hash
+        version = str(((copy or {}).get("metadata") or {}).get("resourceVersion") or "")
         if not settled or (listed_at is not None and applied_at is not None and applied_at > listed_at):
+            if pk in remembered:  # kept: a copy held now is still compared with the one judged
+                kept[pk] = remembered[pk]
+                if copy is not None and older(version, remembered[pk][0]):
+                    continue  # older than that one: the listing waited behind newer events
             if copy is not None:
                 observed.waiting[str(permanent_id)] = (LISTED, copy)
             continue
-        version = str(((copy or {}).get("metadata") or {}).get("resourceVersion") or "")
         if copy is not None and version and remembered.get(pk, ())[:2] == (version, desired_hash):
             kept[pk] = remembered[pk]
         elif copy is not None and pk in remembered and older(version, remembered[pk][0]):
@@ -350,6 +360,10 @@ def observe_applied(
             observed.waiting[key] = (kind, obj)
         elif work is None or kind == "DELETED":
             continue
+        elif judged is not None and judged.newer_than(
+            kind_key(work.cluster_name, work.manifest), work.pk, obj
+        ):
+            continue  # held while a newer copy was judged (a listing that waited behind its events)
         elif objects.is_subset(retain_member_fields(obj, work.manifest), obj):
             verdict = observe_status(work, obj, now, writes)  # just compared: the copy is the one applied
             observed.add(work, verdict)

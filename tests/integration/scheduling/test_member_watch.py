@@ -283,6 +283,31 @@ def test_a_listing_older_than_the_copy_last_judged_does_not_write_its_status(mem
     assert not member_state.older("abc", "10") and not member_state.older("", "10")
 
 
+def test_a_listed_copy_held_beside_a_newer_event_of_one_batch_does_not_write_its_status(members):
+    """A listing asked for before the apply's record holds the copy as it was then (not ready); the
+    event that made it ready came after it, in the same batch: the event's status stays."""
+    apply_yaml(NGINX)
+    watcher = Watcher()
+    work = Work.objects.get(cluster_name="cluster-01")
+    ready = member_object(members["cluster-01"], "apps/v1", "Deployment", "nginx")
+    version = int(ready["metadata"]["resourceVersion"])
+    listed = {
+        **ready,
+        "metadata": {**ready["metadata"], "resourceVersion": str(version - 1)},
+        "status": {"replicas": 0, "observedGeneration": 0, "readyReplicas": 0},
+    }
+    asked = work.applied_at - timedelta(seconds=1)
+    watcher.seen.put(Seen("cluster-01", "apps/v1", "Deployment", listing=[listed], listed_at=asked))
+    watcher.seen.put(Seen("cluster-01", "apps/v1", "Deployment", events=[("MODIFIED", ready)]))
+    assert watcher.drain(timeout=0) == 2  # one batch
+    for _ in range(3):  # the held checks that follow
+        time.sleep(HELD_CHECK)
+        watcher.drain(timeout=0)
+    assert not watcher.held
+    work = Work.objects.get(pk=work.pk)
+    assert work.health == HEALTHY and work.status["readyReplicas"] == 2
+
+
 def test_a_listing_leaves_a_work_whose_apply_is_on_its_way_to_that_apply(members):
     apply_yaml(NGINX)
     watcher = Watcher()
