@@ -1,5 +1,6 @@
-"""The models' JSONField: Django's, its stored JSON read with orjson (several times faster on a Work's
-manifest or status), the standard library for what orjson refuses; migrations see Django's own field."""
+"""The models' JSONField: Django's, its JSON read and (into PostgreSQL's jsonb) written with orjson (several
+times faster on a Work's manifest or status), the standard library for what orjson refuses; migrations
+see Django's own field."""
 
 from __future__ import annotations
 
@@ -24,8 +25,31 @@ def has_long_number(raw: bytes) -> bool:
     return _LONG_RUN in raw.translate(_DIGITS_ONLY)
 
 
+# What orjson would write differently from the standard library is handed to the latter: a datetime,
+# dataclass or subclass of a JSON type (orjson's own encodings), keys that are not strings, integers past
+# 64 bits, lone surrogates (orjson refuses them), and NaN or Infinity (orjson writes them as null: so
+# any null in its output; PostgreSQL refuses them as before).
+_STRICT = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
+
+
+def jsonb_text(value: Any) -> bytes | str:
+    """`value` as JSON text for a jsonb parameter: orjson's, or the standard library's as above."""
+    try:
+        text = orjson.dumps(value, option=_STRICT)
+    except TypeError:  # orjson.JSONEncodeError is one
+        return json.dumps(value)
+    return json.dumps(value) if b"null" in text else text
+
+
 class OrjsonJSONField(models.JSONField):
-    """models.JSONField whose reads decode with orjson when no custom decoder is set."""
+    """models.JSONField whose reads decode with orjson when no custom decoder is set, and whose writes to
+    PostgreSQL encode with it (jsonb keeps the value, not the text: the spacing and escapes differ)."""
+
+    def get_db_prep_value(self, value: Any, connection: Any, prepared: bool = False) -> Any:
+        adapted = super().get_db_prep_value(value, connection, prepared)
+        if self.encoder is None and connection.vendor == "postgresql" and hasattr(adapted, "dumps"):
+            adapted.dumps = jsonb_text  # psycopg's Jsonb, which Django gives the standard library's
+        return adapted
 
     def from_db_value(self, value: Any, expression: Any, connection: Any) -> Any:
         if value is None or self.decoder is not None:

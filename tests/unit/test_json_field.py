@@ -49,3 +49,46 @@ def test_migrations_name_djangos_own_field():
     _, path, args, kwargs = JSONField(default=dict, blank=True).deconstruct()
     assert path == "django.db.models.JSONField"
     assert models.JSONField(default=dict, blank=True).deconstruct()[1:] == (path, args, kwargs)
+
+
+def test_jsonb_text_is_orjsons_and_the_standard_librarys_where_they_would_differ():
+    from datetime import UTC, datetime
+
+    from core.json_field import jsonb_text
+
+    class Name(str):
+        pass
+
+    plain = {"status": {"readyReplicas": 2, "ratio": 0.25}, "note": "d\u00e9ploy\u00e9", "on": [True, False]}
+    assert isinstance(jsonb_text(plain), bytes) and json.loads(jsonb_text(plain)) == plain
+    # what orjson would refuse or write otherwise goes to the standard library: the same text as before
+    for value in (
+        {"n": 2**70},
+        {1: "integer key"},
+        {"ratio": float("nan")},
+        {"cleared": None},
+        [Name("subclass")],
+        {"lone": "\ud800"},
+    ):
+        assert jsonb_text(value) == json.dumps(value)
+    # and what the standard library refuses, it still refuses
+    for refused in ({"at": datetime(2026, 12, 7, tzinfo=UTC)}, {"set": {1}}):
+        try:
+            jsonb_text(refused)
+        except TypeError:
+            continue
+        raise AssertionError(f"{refused!r} was written")
+
+
+def test_json_written_through_the_field_reads_back_the_same(db):
+    from tests.support.clusters import make_cluster
+
+    status = {
+        "message": "d\u00e9ploy\u00e9 \u2713 \U0001f680",
+        "big": 2**70 + 1,
+        "nested": {"list": [1, 2.5, None, "x"], "empty": {}},
+        "quote": 'say "hi"\n',
+    }
+    cluster = make_cluster(status=status)
+    cluster.refresh_from_db()
+    assert cluster.status == status and type(cluster.status["big"]) is int
