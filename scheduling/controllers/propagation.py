@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db import connection, transaction
-from django.db.models import F, Q
+from django.db.models import BooleanField, ExpressionWrapper, F, Q
 from django.utils import timezone
 
 from clusters.k8s import objects
@@ -512,44 +512,56 @@ def _fully_applied(targets: list[dict[str, Any]], entries: list[dict[str, Any]])
 @dataclass(frozen=True, slots=True)
 class WorkState:
     """What aggregation reads of a Work: a row of a few columns, not a model (a binding at 100 clusters
-    reads 100 of them each time one of its Works' status changes)."""
+    reads 100 of them each time one of its Works' status changes), its booleans worked out by the
+    database (no hashes or timestamps to carry and convert)."""
 
     cluster_name: str
     deleting: bool
-    applied: bool
-    applied_hash: str
-    desired_hash: str
+    in_sync: bool
     applied_message: str
     health: str
     status: dict[str, Any]
-    status_at: datetime | None
-
-    @property
-    def in_sync(self) -> bool:
-        return self.applied and self.applied_hash == self.desired_hash
-
-
-WORK_STATE_FIELDS = tuple(WorkState.__dataclass_fields__)
+    reported: bool  # a member status was ever recorded (status_at is set)
 
 
 def work_states(binding_ids: Iterable[int]) -> dict[int, list[WorkState]]:
     """The aggregation's view of every Work of these bindings, by binding id, in one query."""
     found: dict[int, list[WorkState]] = {}
-    rows = Work.objects.filter(binding_id__in=list(binding_ids)).values_list("binding_id", *WORK_STATE_FIELDS)
-    for binding_id, *values in rows.order_by("pk"):
-        found.setdefault(binding_id, []).append(WorkState(*values))
+    rows = (
+        Work.objects.filter(binding_id__in=list(binding_ids))
+        .annotate(
+            synced=ExpressionWrapper(Q(applied=True, applied_hash=F("desired_hash")), BooleanField()),
+            reported=ExpressionWrapper(Q(status_at__isnull=False), BooleanField()),
+        )
+        .values_list(
+            "binding_id",
+            "cluster_name",
+            "deleting",
+            "synced",
+            "applied_message",
+            "health",
+            "status",
+            "reported",
+        )
+    )
+    for binding_id, cluster, deleting, synced, message, health, status, reported in rows.order_by("pk"):
+        found.setdefault(binding_id, []).append(
+            WorkState(cluster, bool(deleting), bool(synced), message, health, status, bool(reported))
+        )
     return found
 
 
 def aggregate_status(
-    binding: ResourceBinding, now: datetime | None = None, works_of: Iterable[Any] | None = None
+    binding: ResourceBinding, now: datetime | None = None, works_of: Iterable[WorkState] | None = None
 ) -> None:
     """status.aggregatedStatus: per target cluster, applied or not, the reflected status and health; and
     from the same Works the template's own status (replicas, conditions, observedGeneration).
-    `works_of`: the binding's Works as read already (WorkState rows or Works), else they are read."""
+    `works_of`: the binding's Works as read already (work_states), else they are read."""
     entries = []
     members = []
-    works = {w.cluster_name: w for w in (binding.works.all() if works_of is None else works_of)}
+    if works_of is None:
+        works_of = work_states([binding.pk]).get(binding.pk, [])
+    works = {w.cluster_name: w for w in works_of}
     for target in binding.clusters:
         work = works.get(target["name"])
         if work is None or work.deleting:
@@ -565,7 +577,7 @@ def aggregate_status(
         if not work.in_sync and work.applied_message:
             entry["appliedMessage"] = work.applied_message
         entries.append(entry)
-        members.append(MemberStatus(work.cluster_name, work.status if work.status_at else None))
+        members.append(MemberStatus(work.cluster_name, work.status if work.reported else None))
     before = binding.condition(FULLY_APPLIED)
     set_condition(binding, FULLY_APPLIED, *_fully_applied(binding.clusters, entries), now or timezone.now())
     stored = binding.counts
