@@ -18,6 +18,11 @@ class Resources:
             self.cpu_milli + other.cpu_milli, self.memory_bytes + other.memory_bytes, self.pods + other.pods
         )
 
+    def __sub__(self, other: Resources) -> Resources:
+        return Resources(
+            self.cpu_milli - other.cpu_milli, self.memory_bytes - other.memory_bytes, self.pods - other.pods
+        )
+
     def as_dict(self) -> dict[str, int]:
         return {"cpu": self.cpu_milli, "memory": self.memory_bytes, "pods": self.pods}
 

@@ -102,3 +102,28 @@ def test_a_listing_that_finds_the_cache_as_it_was_is_no_change_and_any_differenc
     generation = inventory.generation
     inventory.replace("nodes", {"n1": None})
     assert inventory.generation > generation
+
+
+def test_the_sums_kept_as_pods_change_are_those_of_every_pod_summed_afresh():
+    import random
+
+    from clusters.resource_summary import PodTotals
+
+    rng = random.Random(7)
+    inventory = listed(pod("p0", "n1"), pod("p1"))
+    names = [f"p{i}" for i in range(12)]
+    for step in range(600):
+        name = rng.choice(names)
+        event = rng.choice(["ADDED", "MODIFIED", "MODIFIED", "DELETED"])
+        obj = pod(
+            name,
+            rng.choice(["", "n1", "n2", "n3"]),
+            rng.choice(["100m", "250m", "1"]),
+            rng.choice(["Pending", "Running", "Running", "Succeeded"]),
+        )
+        inventory.apply("pods", event, obj)
+        if step % 150 == 149:  # a resync's listing now and then
+            inventory.replace("pods", dict(inventory._pods))
+        _, _, totals = inventory.snapshot()
+        assert totals == PodTotals.of_requests(inventory._pods.values()), step
+    assert inventory.snapshot()[2].by_node  # some pods ended bound
