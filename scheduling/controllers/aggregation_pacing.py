@@ -15,14 +15,16 @@ from scheduling.controllers import propagation
 AGGREGATE_EVERY = 1.0
 # Bindings aggregated together (one read of their Works), those waiting longest first.
 CHUNK = 25
+# Seconds of budget a run of budgeted runs may save up for the ones after it.
+MAX_CREDIT = 1.0
 
 
 class AggregationPacer:
     """Bindings whose Works' status changed, aggregated when due: at once for a binding not aggregated
     within `every` seconds, else `every` seconds after its last aggregation; several changes meanwhile
     make one aggregation. A run may be given a time budget (the watcher trailing its members gives its
-    events as long as its aggregations): what it leaves waits on, and gathers more changes, as a work
-    queue's keys do while its workers are busy."""
+    aggregations as long as its events took): what it leaves waits on, and gathers more changes, as a
+    work queue's keys do while its workers are busy."""
 
     def __init__(
         self,
@@ -34,6 +36,7 @@ class AggregationPacer:
         self.aggregate, self.every, self.chunk, self.clock = aggregate, every, chunk, clock
         self.pending: dict[int, float] = {}  # binding id -> since when it waits
         self._last: dict[int, float] = {}  # binding id -> when aggregated (the last `every` seconds only)
+        self._credit = 0.0  # seconds of budget not yet spent (negative: overspent)
 
     def changed(self, binding_ids: Iterable[int]) -> None:
         now = self.clock()
@@ -51,11 +54,17 @@ class AggregationPacer:
         return max(0.0, soonest - self.clock())
 
     def run(self, budget: float | None = None) -> list[int]:
-        """Aggregate the bindings due, those waiting longest first, a chunk at a time until `budget`
-        seconds are spent (one chunk at least; None: every one due); the ids aggregated. A chunk that
-        fails (a database error) stays pending."""
+        """Aggregate the bindings due, those waiting longest first, a chunk at a time; the ids aggregated.
+        With a `budget` (seconds), chunks run while the credit it adds to lasts: what a chunk takes is
+        taken off, a chunk that overran leaves the credit owing, so over many runs the aggregations
+        take as long as the budgets given, however long one chunk takes. None: every one due, and the
+        credit starts afresh. A chunk that fails (a database error) stays pending."""
         now = self.clock()
         self._last = {binding_id: at for binding_id, at in self._last.items() if now - at < self.every}
+        if budget is None:
+            self._credit = 0.0
+        else:
+            self._credit = min(self._credit + budget, MAX_CREDIT)
         due = [
             binding_id
             for since, binding_id in sorted(
@@ -66,14 +75,19 @@ class AggregationPacer:
         ]
         done: list[int] = []
         for start in range(0, len(due), self.chunk):
+            if budget is not None and self._credit <= 0:
+                break
             ids = sorted(due[start : start + self.chunk])
-            self.aggregate(ids)
+            began = self.clock()
+            try:
+                self.aggregate(ids)
+            finally:
+                if budget is not None:
+                    self._credit -= self.clock() - began
             for binding_id in ids:
                 del self.pending[binding_id]
                 self._last[binding_id] = now
             done += ids
-            if budget is not None and self.clock() - now >= budget:
-                break
         return done
 
     def flush(self) -> list[int]:

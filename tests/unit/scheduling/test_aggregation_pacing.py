@@ -71,20 +71,27 @@ def test_another_binding_is_not_held_by_a_busy_one(clock):
     assert pacer.pending.keys() == {1}
 
 
-def test_a_budget_aggregates_chunks_those_waiting_longest_first_until_it_is_spent(clock):
+def test_budgets_aggregate_those_waiting_longest_first_and_an_overrun_is_paid_back(clock):
     pacer, calls = pacer_with(clock, chunk=2, takes=0.1)
     pacer.changed([5])
     clock.now += 0.1
     pacer.changed([9, 4, 3])
     clock.now += 0.1
     pacer.changed([1, 8])
-    # 5 waited longest, then 3, 4 and 9 (by id); the budget is spent after the second chunk
+    # 5 waited longest, then 3, 4 and 9 (by id): two chunks of 0.1 s spend a budget of 0.15
     assert pacer.run(budget=0.15) == [3, 5, 4, 9]
     assert calls == [[3, 5], [4, 9]] and pacer.pending.keys() == {1, 8}
-    assert pacer.run(budget=0.0) == [1, 8]  # one chunk at least: a budget never stops the progress
-    pacer.changed([2, 6, 7])
-    assert pacer.run() == [2, 6, 7]  # no budget: every one due
-    assert not pacer.pending
+    assert pacer.run(budget=0.04) == []  # 0.05 was overspent: this budget pays it back first
+    assert pacer.run(budget=0.04) == [1, 8]  # now in credit again
+    for _ in range(100):  # many small budgets: the chunks take what they add up to, no more
+        pacer.changed([2, 6])
+        clock.now += 1.0
+        pacer.run(budget=0.02)
+    assert 19 <= len(calls) - 3 <= 21
+    pacer.changed([7])
+    assert 7 in pacer.run() and not pacer.pending  # no budget: every one due, whatever was owed
+    pacer.changed([10])
+    assert pacer.run(budget=0.01) == [10]  # and the debt is forgotten
 
 
 def test_a_failed_aggregation_leaves_its_bindings_pending(clock):
