@@ -46,11 +46,13 @@ HELD_CHECK, HELD_FOR = 0.05, 60.0
 # Events come in bursts (an apply touches a copy in every cluster): what arrives this soon after the
 # first goes in the same batch, one round of queries for all of them.
 BATCH_WINDOW = 0.02
-# At most this many member objects wait between the reflectors and the database loop; a reflector with
-# more waits (its watch stream waits in its connection), so a loop that falls behind holds bounded memory.
-BACKLOG_OBJECTS = 20_000
-# the kinds the Works hold are read again at least this often (seconds), else only when Works were added
-KINDS_AGAIN = 60.0
+# At most this many member objects wait between the reflectors and the database loop (and one read's
+# events a stream beyond it); a listing with more waits, a watch stream is left unread (its events wait
+# in its connection): a loop that falls behind holds bounded memory, and its streams are not cut.
+BACKLOG_OBJECTS = 10_000
+# the kinds the Works hold are read again at least this often (seconds), else only when Works were added;
+# the full read scans every Work (2.4 s at 100,000 on a database busy with a seeding)
+KINDS_AGAIN = 300.0
 # Seconds between two listings of a healthy watch: the safety net for what a watch cannot miss and the
 # watcher did not lose (a watch resumes from its resourceVersion or, on 410 Gone, lists again; a batch
 # lost to a database error or an event held past HELD_FOR lists its clusters again at once). Each
@@ -101,14 +103,25 @@ class Seen:
 
 
 class Backlog:
-    """The reflectors' hand-over to the database loop, bounded by the member objects it holds: `put`
-    waits while the bound would be passed (one item larger than the bound passes alone), `done` gives
-    the room back once the loop has written an item."""
+    """The reflectors' hand-over to the database loop, bounded by the member objects it holds: a
+    listing's `put` waits while the bound would be passed (one item larger than the bound passes alone);
+    watch events are `add`ed without waiting, their streams left unread by the mux while `has_room` is
+    false; `done` gives the room back once the loop has written an item."""
 
     def __init__(self, limit: int = BACKLOG_OBJECTS) -> None:
         self.limit, self.held = limit, 0
         self._items: queue.Queue[Seen] = queue.Queue()
         self._room = threading.Condition()
+
+    def has_room(self) -> bool:
+        return self.held < self.limit
+
+    def add(self, seen: Seen) -> None:
+        """Take `seen` without waiting: a watch stream's events, whose mux reads no more of the stream
+        while there is no room (the bound is passed by at most one read's events a stream)."""
+        with self._room:
+            self.held += seen.size
+        self._items.put(seen)
 
     def put(self, seen: Seen, stopping: threading.Event | None = None) -> None:
         with self._room:
@@ -163,6 +176,13 @@ class Reflector(ListWatch):
         )
         self.kind = kind
         self.out, self.counters = out, counters
+        self.room = out.has_room
+
+    def _due(self) -> bool:
+        """A resync waits while the backlog has no room, the watch going on meanwhile: a listing then
+        would wait on one of the mux's few opener threads holding every copy it decoded, and with all
+        of them so held no watch could be opened again (a full-size seeding had 32 listings waiting)."""
+        return super()._due() and self.out.has_room()
 
     def _expired(self) -> None:
         self.counters.expired += 1
@@ -187,10 +207,7 @@ class Reflector(ListWatch):
 
     def _event(self, event: WatchEvent) -> None:
         self.counters.events += 1
-        self.out.put(
-            Seen(self.conn.name, self.api_version, self.kind, events=[(event.type, event.object)]),
-            self.stopping,
-        )
+        self.out.add(Seen(self.conn.name, self.api_version, self.kind, events=[(event.type, event.object)]))
 
 
 class Watcher:

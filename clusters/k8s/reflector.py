@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections.abc import Callable
 
 from clusters.k8s.connection import ClusterConnection
 from clusters.k8s.errors import KubeError
@@ -58,6 +59,9 @@ class ListWatch:
         self.relist_at = 0.0  # when the next listing is due (monotonic seconds)
         self.listings = 0
         self.watching = False  # a stream of it is on the mux
+        # whether its receiver takes more events now (None: always): the mux leaves the stream unread
+        # while it does not, so `_event` need not wait
+        self.room: Callable[[], bool] | None = None
 
     def start(self) -> None:
         self.mux.submit(self._turn)
@@ -89,7 +93,9 @@ class ListWatch:
             if not self.version or self._due():
                 self._listed(self._list())
             left = self.relist_at - time.monotonic()
-            seconds = max(1, min(self.watch_seconds, int(left) + 1))
+            # until the resync (one postponed by a subclass's _due: the whole period; the next look at
+            # the stream ends it once the resync is due)
+            seconds = max(1, min(self.watch_seconds, int(left) + 1)) if left > 0 else self.watch_seconds
             opened = open_watch(
                 self.conn, self.api_version, self.kind_name, self.version, self.label_selector, seconds
             )
@@ -105,6 +111,7 @@ class ListWatch:
                 self._on_event,
                 self._ended,
                 time.monotonic() + seconds + OVERDUE,
+                room=self.room,
             )
         )
 

@@ -29,6 +29,7 @@ READ_SIZE = 65536
 # hang (each call held until its timeout) still leave threads for the others.
 OPENERS = 32
 LOOK_EVERY = 1.0  # how often streams are looked at for a stop, an overdue end or a silence
+RESUME_EVERY = 0.05  # how often paused streams' receivers are asked whether they have room again
 
 
 class ChunkedLines:
@@ -156,6 +157,10 @@ class Stream:
     on_end: Callable[[BaseException | None], None]
     overdue_at: float  # the server should have ended it by then
     heard_at: float = field(default_factory=time.monotonic)
+    # whether the receiver takes more events now (None: always). While it does not, the stream is left
+    # unread: what its server sends waits in the connection (TCP's own back-pressure), the mux's thread
+    # goes on reading the others, and the time paused counts neither as a silence nor toward the end.
+    room: Callable[[], bool] | None = None
 
 
 class Mux:
@@ -165,6 +170,7 @@ class Mux:
         self._selector = selectors.DefaultSelector()
         self._lock = threading.Lock()
         self._adds: list[Stream] = []
+        self._paused: dict[Stream, float] = {}  # streams left unread for want of room -> since when
         self._timers: list[tuple[float, int, Callable[[], None]]] = []
         self._order = itertools.count()
         # daemon threads, not an executor: a process that exits must not wait for a list that hangs
@@ -197,7 +203,11 @@ class Mux:
         self._wake()
 
     def streams(self) -> int:
-        return len(self._selector.get_map()) - 1
+        return len(self._selector.get_map()) - 1 + len(self._paused)
+
+    def paused(self) -> int:
+        """Streams left unread while their receivers have no room."""
+        return len(self._paused)
 
     def _wake(self) -> None:
         try:
@@ -209,6 +219,8 @@ class Mux:
         looked = time.monotonic()
         while True:
             timeout = LOOK_EVERY
+            if self._paused:
+                timeout = RESUME_EVERY
             with self._lock:
                 adds, self._adds = self._adds, []
                 if self._timers:
@@ -222,6 +234,7 @@ class Mux:
                 else:
                     self._read(key.data)
             now = time.monotonic()
+            self._resume(now)
             self._run_timers(now)
             if now - looked >= LOOK_EVERY:
                 looked = now
@@ -235,7 +248,27 @@ class Mux:
         for work in due:
             self.submit(work)
 
+    def _pause(self, stream: Stream) -> None:
+        self._selector.unregister(stream.opened.sock)
+        self._paused[stream] = time.monotonic()
+
+    def _resume(self, now: float) -> None:
+        """Read again the paused streams whose receivers have room, those paused longest first."""
+        for stream, since in list(self._paused.items()):
+            if stream not in self._paused:
+                continue  # ended meanwhile
+            if stream.room is not None and not stream.room():
+                return  # no room: the ones paused later wait behind this one
+            del self._paused[stream]
+            stream.heard_at += now - since
+            stream.overdue_at += now - since
+            self._selector.register(stream.opened.sock, selectors.EVENT_READ, stream)
+            self._read(stream)
+
     def _read(self, stream: Stream) -> None:
+        if stream.room is not None and not stream.room():
+            self._pause(stream)
+            return
         try:
             lines, ended = stream.opened.read()
             if lines:
@@ -261,6 +294,9 @@ class Mux:
 
     def _look(self, now: float) -> None:
         """Streams whose reflector stopped, whose server is silent too long or overdue to end them."""
+        for stream in list(self._paused):
+            if not stream.on_event(WatchEvent("LOOK", {})):
+                self._end(stream, None)
         for key in list(self._selector.get_map().values()):
             stream = key.data
             if stream is None:
@@ -272,10 +308,11 @@ class Mux:
                 self._end(stream, KubeError(f"The watch of {stream.kind} went silent for {silent:.0f} s"))
 
     def _end(self, stream: Stream, exc: BaseException | None) -> None:
-        try:
-            self._selector.unregister(stream.opened.sock)
-        except (KeyError, ValueError):
-            pass
+        if self._paused.pop(stream, None) is None:
+            try:
+                self._selector.unregister(stream.opened.sock)
+            except (KeyError, ValueError):
+                pass
         try:
             stream.opened.close()
         except Exception as error:  # a connection that will not close is dropped all the same
@@ -315,10 +352,10 @@ _shared_lock = threading.Lock()
 
 
 def shared_mux(name: str = "watch", openers: int = OPENERS) -> Mux:
-    """This process's mux of that name, started on first use. A mux's thread hands each event on and
-    waits while its receiver does (the member watcher's backlog holds it until there is room), so
-    streams that must keep flowing meanwhile (the inventories the health collection trusts) are read by
-    a mux of their own."""
+    """This process's mux of that name, started on first use. A mux's thread hands each event on in
+    turn, so one slow receiver slows every stream of its mux (a full backlog pauses only its own
+    streams, but the member watcher's events are many): streams that must keep flowing regardless (the
+    inventories the health collection trusts) are read by a mux of their own."""
     with _shared_lock:
         if name not in _shared:
             _shared[name] = Mux(openers, name)

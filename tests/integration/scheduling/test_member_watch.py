@@ -82,12 +82,12 @@ def test_every_clusters_watches_are_read_by_the_shared_mux_not_a_thread_each(mem
 
 
 def test_the_inventories_keep_flowing_while_the_work_backlog_is_full(members, watcher):
-    """The Work reflectors' mux waits while the watcher's backlog is full; the inventories must not
-    wait with it (stale, every health probe would list the cluster's pods itself)."""
+    """The Work reflectors' mux is slowed by the watcher's backlog (its streams paused, its events many);
+    the inventories must not wait with it (stale, every health probe would list the cluster's pods)."""
     until(watcher, lambda: watcher.inventory.write() == len(members))
     inventory = watcher.inventory.inventories["cluster-01"][0]
     before = inventory.generation
-    watcher.seen.limit = 1  # a backlog already holding anything takes nothing more: a put waits
+    watcher.seen.limit = 1  # a backlog already holding anything has no room: its streams pause
     conn = members["cluster-01"].connection()
     try:
         # a Work event (the copy's replicas edited by hand) and its pods: the first fills the
@@ -97,7 +97,7 @@ def test_the_inventories_keep_flowing_while_the_work_backlog_is_full(members, wa
         while watcher.seen.held < 1 or inventory.generation < before + 3:  # the three new pods
             assert time.monotonic() < deadline, "the inventory waited with the Work backlog"
             time.sleep(0.05)
-        # the backlog is full: the copy's next event waits in the Work mux's put, its pod must not
+        # the backlog is full: the copy's next event waits in its paused stream, its pod must not
         filled = inventory.generation
         objects.patch_object(conn, "apps/v1", "Deployment", "nginx", {"spec": {"replicas": 6}}, "default")
         while inventory.generation <= filled:
@@ -106,8 +106,55 @@ def test_the_inventories_keep_flowing_while_the_work_backlog_is_full(members, wa
         assert watcher.seen.held >= 1 and inventory.fresh()
     finally:
         watcher.seen.limit = BACKLOG_OBJECTS
-        watcher.seen.done([])  # wake the waiting put
+        watcher.seen.done([])
     until(watcher, lambda: replicas(members, "cluster-01") == 2)  # the watcher goes on, and repairs
+
+
+def test_a_full_backlog_pauses_the_work_streams_without_cutting_them(members, watcher):
+    """While the database loop trails, the mux reads no more of the Work streams (their events wait in
+    the connections) instead of waiting in the hand-over; once there is room they go on where they
+    were: no stream is cut, listed again or opened again."""
+    until(watcher, lambda: watcher.counters.lists >= 2)
+    mux = shared_mux()
+    lists, reconnects, events = watcher.counters.lists, watcher.counters.reconnects, watcher.counters.events
+    watcher.seen.limit = 1
+    conn = members["cluster-01"].connection()
+    try:
+        for replicas_now in (5, 6, 7):  # more events than a backlog of one takes
+            objects.patch_object(
+                conn, "apps/v1", "Deployment", "nginx", {"spec": {"replicas": replicas_now}}, "default"
+            )
+        deadline = time.monotonic() + 20
+        while not mux.paused():
+            assert time.monotonic() < deadline, "the Work stream was not paused"
+            time.sleep(0.05)
+        taken = watcher.counters.events
+        time.sleep(1.5)  # the mux looks at its streams meanwhile: a paused one is neither read nor cut
+        assert watcher.counters.events == taken and mux.paused()
+    finally:
+        watcher.seen.limit = BACKLOG_OBJECTS
+    until(watcher, lambda: replicas(members, "cluster-01") == 2)  # drained, resumed, repaired
+    until(watcher, lambda: not mux.paused())
+    assert watcher.counters.events > events
+    assert (watcher.counters.lists, watcher.counters.reconnects) == (lists, reconnects)
+
+
+def test_a_resync_waits_while_the_backlog_has_no_room(members):
+    """A resync's listing would wait for room on an opener thread, holding its decoded copies: it is
+    put off (the watch goes on) until the backlog has room again."""
+    apply_yaml(NGINX)
+    watcher = Watcher(resync=1.0, watch_seconds=30)
+    try:
+        until(watcher, lambda: watcher.counters.lists >= 2)
+        watcher.seen.limit = 1
+        watcher.seen.add(Seen("cluster-01", "apps/v1", "Deployment", events=[]))  # held: no room
+        lists = watcher.counters.lists
+        time.sleep(3)  # a resync is due every second meanwhile
+        assert watcher.counters.lists == lists
+        watcher.seen.limit = BACKLOG_OBJECTS
+        until(watcher, lambda: watcher.counters.lists >= lists + 2)
+    finally:
+        watcher.close()
 
 
 def test_status_read_by_watch_reaches_the_binding(members, watcher):
