@@ -291,6 +291,8 @@ def observe_cluster_events(
             observed.waiting[key] = (kind, obj)
             continue
         copy_kind, mark = kind_key(cluster, obj), spec_mark(obj)
+        if judged is not None and judged.newer_than(copy_kind, work.pk, obj):
+            continue  # an event that came before a listing of one batch (judged first) is older than it
         if (
             judged is None
             or kind == "DELETED"

@@ -355,6 +355,27 @@ def test_a_listed_copy_held_beside_a_newer_event_of_one_batch_does_not_write_its
     assert work.health == HEALTHY and work.status["readyReplicas"] == 2
 
 
+def test_an_event_older_than_the_listing_after_it_in_one_batch_does_not_write_its_status(members):
+    """A batch judges its listings before its events: an event its stream sent before the listing was
+    asked (the copy not ready yet) must not write over the listing's newer copy."""
+    apply_yaml(NGINX)
+    watcher = Watcher()
+    work = Work.objects.get(cluster_name="cluster-01")
+    ready = member_object(members["cluster-01"], "apps/v1", "Deployment", "nginx")
+    version = int(ready["metadata"]["resourceVersion"])
+    earlier = {
+        **ready,
+        "metadata": {**ready["metadata"], "resourceVersion": str(version - 1)},
+        "status": {"replicas": 0, "observedGeneration": 0, "readyReplicas": 0},
+    }
+    watcher.seen.put(Seen("cluster-01", "apps/v1", "Deployment", events=[("ADDED", earlier)]))
+    asked = work.applied_at + timedelta(seconds=1)
+    watcher.seen.put(Seen("cluster-01", "apps/v1", "Deployment", listing=[ready], listed_at=asked))
+    assert watcher.drain(timeout=0) == 2  # one batch
+    work = Work.objects.get(pk=work.pk)
+    assert work.health == HEALTHY and work.status["readyReplicas"] == 2
+
+
 def test_a_listing_leaves_a_work_whose_apply_is_on_its_way_to_that_apply(members):
     apply_yaml(NGINX)
     watcher = Watcher()
@@ -538,8 +559,9 @@ def test_an_event_that_moved_only_the_status_is_judged_without_the_manifest_and_
     again = judged_in_step()
     again["spec"]["replicas"] = 9
     again["metadata"]["uid"] = "another"
-    for edited in (labels, spec, again):
+    for index, edited in enumerate((labels, spec, again)):
         judged_in_step()
+        edited["metadata"]["resourceVersion"] = str(1_000_000 + index)  # each edit a newer write
         seen, sql = event(edited)
         assert seen.repair == [work.pk], edited["metadata"]
         assert any('"manifest"' in statement for statement in sql if statement.startswith("SELECT"))
