@@ -50,6 +50,8 @@ BATCH_WINDOW = 0.02
 # events a stream beyond it); a listing with more waits, a watch stream is left unread (its events wait
 # in its connection): a loop that falls behind holds bounded memory, and its streams are not cut.
 BACKLOG_OBJECTS = 10_000
+# Listings at most that are asked for and wait for the backlog at once (the others wait before asking).
+LISTINGS_AT_ONCE = 4
 # the kinds the Works hold are read again at least this often (seconds), else only when Works were added;
 # the full read scans every Work (2.4 s at 100,000 on a database busy with a seeding)
 KINDS_AGAIN = 300.0
@@ -112,9 +114,18 @@ class Backlog:
         self.limit, self.held = limit, 0
         self._items: queue.Queue[Seen] = queue.Queue()
         self._room = threading.Condition()
+        self.listings = threading.BoundedSemaphore(LISTINGS_AT_ONCE)
 
     def has_room(self) -> bool:
         return self.held < self.limit
+
+    def wait_for_room(self, stopping: threading.Event | None = None) -> None:
+        """Until the backlog has room (or `stopping` is set)."""
+        with self._room:
+            while not self.has_room():
+                if stopping is not None and stopping.is_set():
+                    return
+                self._room.wait(0.5)
 
     def add(self, seen: Seen) -> None:
         """Take `seen` without waiting: a watch stream's events, whose mux reads no more of the stream
@@ -193,13 +204,18 @@ class Reflector(ListWatch):
         return version
 
     def _list(self) -> str:
-        asked = timezone.now()
-        listing = list_kind(self.conn, self.api_version, self.kind, SELECTOR)
-        self.counters.lists += 1
-        self.out.put(
-            Seen(self.conn.name, self.api_version, self.kind, listing=listing.items, listed_at=asked),
-            self.stopping,
-        )
+        # A listing is asked for once the backlog has room, and at most LISTINGS_AT_ONCE wait with their
+        # decoded copies: a watcher trailing its members by minutes finds its streams' versions gone
+        # (410) when they reconnect, and 31 listings of 1,000 copies waited in put, a third of its memory.
+        with self.out.listings:
+            self.out.wait_for_room(self.stopping)
+            asked = timezone.now()
+            listing = list_kind(self.conn, self.api_version, self.kind, SELECTOR)
+            self.counters.lists += 1
+            self.out.put(
+                Seen(self.conn.name, self.api_version, self.kind, listing=listing.items, listed_at=asked),
+                self.stopping,
+            )
         return listing.resource_version
 
     def _bookmark(self) -> None:

@@ -15,7 +15,15 @@ from clusters.inventory import MUX as INVENTORY_MUX
 from clusters.k8s import objects
 from clusters.k8s.watch_streams import OPENERS, shared_mux
 from membersim.resources import stored
-from scheduling.member_watch import BACKLOG_OBJECTS, HELD_CHECK, KINDS_AGAIN, Seen, Shard, Watcher
+from scheduling.member_watch import (
+    BACKLOG_OBJECTS,
+    HELD_CHECK,
+    KINDS_AGAIN,
+    LISTINGS_AT_ONCE,
+    Seen,
+    Shard,
+    Watcher,
+)
 from scheduling.models import HEALTHY, UNHEALTHY, DriftEvent, ResourceBinding, Work
 from scheduling.services import apply_yaml
 from tests.support.members import member_object
@@ -155,6 +163,25 @@ def test_a_resync_waits_while_the_backlog_has_no_room(members):
         until(watcher, lambda: watcher.counters.lists >= lists + 2)
     finally:
         watcher.close()
+
+
+def test_a_listing_is_asked_for_only_once_the_backlog_has_room_and_a_few_at_once(members, watcher):
+    """A listing asked for into a full backlog would wait holding every copy it decoded: it waits
+    before asking, and at most LISTINGS_AT_ONCE wait past that point together."""
+    until(watcher, lambda: watcher.counters.lists >= 2)
+    reflector = next(iter(watcher.reflectors.values()))[0]
+    watcher.seen.limit = 1
+    watcher.seen.add(Seen("cluster-01", "apps/v1", "Deployment", events=[]))  # held: no room
+    lists = watcher.counters.lists
+    listing = threading.Thread(target=reflector._list, daemon=True)
+    listing.start()
+    time.sleep(1.0)
+    assert listing.is_alive() and watcher.counters.lists == lists  # not asked for yet
+    watcher.seen.limit = BACKLOG_OBJECTS
+    watcher.drain(timeout=0)  # the held item is written: room again
+    listing.join(10)
+    assert not listing.is_alive() and watcher.counters.lists == lists + 1
+    assert watcher.seen.listings._value == LISTINGS_AT_ONCE  # every slot given back
 
 
 def test_status_read_by_watch_reaches_the_binding(members, watcher):
