@@ -357,19 +357,25 @@ def test_a_listing_older_than_the_copy_last_judged_does_not_write_its_status(mem
     assert not member_state.older("abc", "10") and not member_state.older("", "10")
 
 
-def test_a_listed_copy_held_beside_a_newer_event_of_one_batch_does_not_write_its_status(members):
-    """A listing asked for before the apply's record holds the copy as it was then (not ready); the
-    event that made it ready came after it, in the same batch: the event's status stays."""
+def ready_and_the_copy_before(members) -> tuple[Work, dict, dict]:
+    """cluster-01's Work, its ready copy, and that copy as it was one write before (not ready yet)."""
     apply_yaml(NGINX)
-    watcher = Watcher()
     work = Work.objects.get(cluster_name="cluster-01")
     ready = member_object(members["cluster-01"], "apps/v1", "Deployment", "nginx")
     version = int(ready["metadata"]["resourceVersion"])
-    listed = {
+    before = {
         **ready,
         "metadata": {**ready["metadata"], "resourceVersion": str(version - 1)},
         "status": {"replicas": 0, "observedGeneration": 0, "readyReplicas": 0},
     }
+    return work, ready, before
+
+
+def test_a_listed_copy_held_beside_a_newer_event_of_one_batch_does_not_write_its_status(members):
+    """A listing asked for before the apply's record holds the copy as it was then (not ready); the
+    event that made it ready came after it, in the same batch: the event's status stays."""
+    watcher = Watcher()
+    work, ready, listed = ready_and_the_copy_before(members)
     asked = work.applied_at - timedelta(seconds=1)
     watcher.seen.put(Seen("cluster-01", "apps/v1", "Deployment", listing=[listed], listed_at=asked))
     watcher.seen.put(Seen("cluster-01", "apps/v1", "Deployment", events=[("MODIFIED", ready)]))
@@ -385,16 +391,8 @@ def test_a_listed_copy_held_beside_a_newer_event_of_one_batch_does_not_write_its
 def test_an_event_older_than_the_listing_after_it_in_one_batch_does_not_write_its_status(members):
     """A batch judges its listings before its events: an event its stream sent before the listing was
     asked (the copy not ready yet) must not write over the listing's newer copy."""
-    apply_yaml(NGINX)
     watcher = Watcher()
-    work = Work.objects.get(cluster_name="cluster-01")
-    ready = member_object(members["cluster-01"], "apps/v1", "Deployment", "nginx")
-    version = int(ready["metadata"]["resourceVersion"])
-    earlier = {
-        **ready,
-        "metadata": {**ready["metadata"], "resourceVersion": str(version - 1)},
-        "status": {"replicas": 0, "observedGeneration": 0, "readyReplicas": 0},
-    }
+    work, ready, earlier = ready_and_the_copy_before(members)
     watcher.seen.put(Seen("cluster-01", "apps/v1", "Deployment", events=[("ADDED", earlier)]))
     asked = work.applied_at + timedelta(seconds=1)
     watcher.seen.put(Seen("cluster-01", "apps/v1", "Deployment", listing=[ready], listed_at=asked))
