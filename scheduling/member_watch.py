@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from clusters.inventory_watch import WRITE_EVERY as INVENTORY_WRITE_EVERY
 from clusters.inventory_watch import InventoryWatch
-from clusters.k8s import ClusterConnection
+from clusters.k8s import ClusterConnection, KubeError
 from clusters.k8s.reflector import ListWatch
 from clusters.k8s.watch import WatchEvent, list_kind
 from clusters.models import Cluster
@@ -209,6 +209,8 @@ class Reflector(ListWatch):
         # (410) when they reconnect, and 31 listings of 1,000 copies waited in put, a third of its memory.
         with self.out.listings:
             self.out.wait_for_room(self.stopping)
+            if self.stopping.is_set():
+                raise KubeError(f"the watch of {self.kind} in {self.conn.name} stopped")  # no turn follows
             asked = timezone.now()
             listing = list_kind(self.conn, self.api_version, self.kind, SELECTOR)
             self.counters.lists += 1
