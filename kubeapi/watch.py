@@ -74,6 +74,10 @@ def _stream(
     key: str,
 ) -> Iterator[bytes]:
     store = kind.store
+    # An empty first chunk makes the server send the status and headers now, as the API server does: a
+    # watch from the current version may have nothing to say for a while, and clients (kubectl rollout
+    # status) wait for the response before they act on what their list returned.
+    yield b""
     if start is not None and start < versions.oldest_watchable():
         yield gone(start)
         return
