@@ -232,6 +232,9 @@ def list_objects(
             raise errors.bad_request("continue key is not valid: the token could not be decoded") from None
         # Before the selectors: a later page tests only the objects past the token.
         objects = [o for o in objects if _sort_key(o) > after]
+        # Every page of a list carries the first page's resourceVersion, as an API server's do (its
+        # pages are one snapshot; these show the store as it is now, which is never older than that).
+        rv = token.get("rv", rv) if isinstance(token.get("rv", rv), int) else rv
     objects = [o for o in objects if matches(o)]
     list_meta: dict[str, Any] = {"resourceVersion": str(rv)}
     limit = query.get("limit")

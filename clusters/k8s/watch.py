@@ -69,7 +69,10 @@ def list_each(
         while True:
             page = get_json(api_client(conn), path, query + ([("continue", token)] if token else []))
             meta = page.get("metadata") or {}
-            version = str(meta.get("resourceVersion") or version)
+            # The first page's version: every page of a list is one snapshot on an API server, but a
+            # server that answers a later page from a newer state would otherwise have the watch start
+            # past changes the earlier pages did not show (a copy made between two pages was lost).
+            version = version or str(meta.get("resourceVersion") or "")
             for item in page.get("items") or []:  # list items carry no apiVersion/kind of their own
                 item.setdefault("apiVersion", api_version)
                 item.setdefault("kind", kind)
