@@ -63,8 +63,7 @@ def test_a_worker_database_connection_terminated_mid_task_loses_and_duplicates_n
     tmp_path, conn_max_age, redis
 ):
     url = fault_database(DATABASE_URL, conn_max_age)
-    # A dirty mark whose task died on the terminated connection is queued again after 4 s, not 60, by a
-    # safety net that runs every 4 s (not 300): the same re-drive, without a wait of the suite's. With
+    # A dirty mark whose task died on the terminated connection is queued again after 10 s, not 60. With
     # DATABASE_CONN_MAX_AGE the worker keeps its sessions between tasks (counted while the first copies
     # are made, nothing else using the database): a terminated one is found unusable before its next
     # task uses it, and replaced.
@@ -72,8 +71,7 @@ def test_a_worker_database_connection_terminated_mid_task_loses_and_duplicates_n
         tmp_path,
         redis_db(os.environ["REDIS_URL"], redis),
         database_url=url,
-        SCHEDULING_LOST_MARK_AFTER="4",
-        SCHEDULING_RECONCILE_INTERVAL="4",
+        SCHEDULING_LOST_MARK_AFTER="10",
         DATABASE_CONN_MAX_AGE=conn_max_age,
     ) as stack:
         stack.start_worker("worker")
