@@ -67,7 +67,7 @@ class KubernetesLoader(KubernetesReading, yaml.SafeLoader):  # type: ignore[misc
     """The pure-Python loader: its errors name the line, column and problem, with a snippet."""
 
 
-LOADERS: list[type[KubernetesReading]] = [KubernetesLoader]
+FAST_LOADER: type[KubernetesReading] | None = None
 if CParser is not None:
 
     class FastKubernetesLoader(KubernetesReading, CParser, yaml.resolver.Resolver):
@@ -81,14 +81,17 @@ if CParser is not None:
             yaml.constructor.SafeConstructor.__init__(self)
             yaml.resolver.Resolver.__init__(self)
 
-    LOADERS.append(FastKubernetesLoader)
+    FAST_LOADER = FastKubernetesLoader
 
-FAST = CParser is not None
-for _loader in LOADERS:
-    _loader.add_constructor("tag:yaml.org,2002:timestamp", KubernetesReading.construct_yaml_timestamp)
-    _loader.add_constructor("tag:yaml.org,2002:float", KubernetesReading.construct_yaml_float)
-    _loader.add_constructor("tag:yaml.org,2002:binary", KubernetesReading.construct_yaml_binary)
-    _loader.add_constructor("tag:yaml.org,2002:set", KubernetesReading.construct_yaml_set)
+for _loader in (KubernetesLoader, FAST_LOADER):
+    if _loader is not None:
+        _loader.add_constructor("tag:yaml.org,2002:timestamp", KubernetesReading.construct_yaml_timestamp)
+        _loader.add_constructor("tag:yaml.org,2002:float", KubernetesReading.construct_yaml_float)
+        _loader.add_constructor("tag:yaml.org,2002:binary", KubernetesReading.construct_yaml_binary)
+        _loader.add_constructor("tag:yaml.org,2002:set", KubernetesReading.construct_yaml_set)
+
+# What the pure-Python reader refuses (libyaml's reader lets a few of these through).
+NOT_PRINTABLE = yaml.reader.Reader.NON_PRINTABLE
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
@@ -126,16 +129,12 @@ def check_expansion(root: yaml.Node, limit: int = MAX_EXPANDED_NODES) -> int:
 def load_all(text: str | bytes, limit: int = MAX_EXPANDED_NODES, aliases: bool = True) -> list[Any]:
     """Every document of `text` as Kubernetes reads them; a YAMLError (YAMLTooComplex, YAMLNotJSON) if not.
     With `aliases` False, the first alias is a MarkedYAMLError at its line."""
-    if FAST and isinstance(text, str) and not NOT_PRINTABLE.search(text):
+    if FAST_LOADER is not None and isinstance(text, str) and not NOT_PRINTABLE.search(text):
         try:
-            return _load_all(FastKubernetesLoader(text), limit, aliases)
+            return _load_all(FAST_LOADER(text), limit, aliases)
         except yaml.YAMLError:
             pass  # the pure-Python loader raises it again, with its own message and marks
     return _load_all(KubernetesLoader(text), limit, aliases)
-
-
-# What the pure-Python reader refuses (libyaml's reader lets a few of these through).
-NOT_PRINTABLE = yaml.reader.Reader.NON_PRINTABLE
 
 
 def _load_all(loader: Any, limit: int, aliases: bool) -> list[Any]:

@@ -234,7 +234,8 @@ def list_objects(
         objects = [o for o in objects if _sort_key(o) > after]
         # Every page of a list carries the first page's resourceVersion, as an API server's do (its
         # pages are one snapshot; these show the store as it is now, which is never older than that).
-        rv = token.get("rv", rv) if isinstance(token.get("rv", rv), int) else rv
+        if isinstance(token.get("rv"), int):
+            rv = token["rv"]
     objects = [o for o in objects if matches(o)]
     list_meta: dict[str, Any] = {"resourceVersion": str(rv)}
     limit = query.get("limit")

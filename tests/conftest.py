@@ -43,9 +43,7 @@ def password_hash() -> str:
 
 
 def make_user(username: str, role: str):
-    user = get_user_model().objects.create_user(username=username)
-    user.password = password_hash()
-    user.save(update_fields=["password"])
+    user = get_user_model().objects.create(username=username, password=password_hash())
     grant(user, role)
     return user
 

@@ -9,7 +9,7 @@ import yaml
 from core import useryaml
 from scheduling.controllers.apply import ApplyError, parse_yaml
 
-pytestmark = pytest.mark.skipif(not useryaml.FAST, reason="PyYAML was built without libyaml")
+pytestmark = pytest.mark.skipif(useryaml.FAST_LOADER is None, reason="PyYAML was built without libyaml")
 
 SAMPLES = [
     "a: 2024-01-01\nb: 1.5\nc: 0o17\nd: 0x1F\ne: yes\nf: ~\ng: 1_000\nh: 1e3\ni: 190:20:30",
@@ -44,7 +44,7 @@ def pure(text: str, aliases: bool = True):
 
 
 def fast(text: str, aliases: bool = True):
-    return useryaml._load_all(useryaml.LOADERS[1](text), useryaml.MAX_EXPANDED_NODES, aliases)
+    return useryaml._load_all(useryaml.FAST_LOADER(text), useryaml.MAX_EXPANDED_NODES, aliases)
 
 
 @pytest.mark.parametrize("text", SAMPLES)
