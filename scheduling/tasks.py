@@ -40,6 +40,11 @@ SYNC_BATCH = 10
 # bulk task's length is that wait (a sync of 10 bindings across 100 clusters held a process for
 # seconds while a re-plan of every binding was under way).
 BULK_DIRTY_BATCH = 25
+# An event's batch starts small, then goes on in full tasks: the first member writes begin while the
+# rest is still planned and rendered (a seeding's first 100 Works waited on a schedule of 100 bindings,
+# then on four renders of 1,000 Works each).
+HEAD_DIRTY_BATCH = SYNC_BATCH
+HEAD_SYNC_BATCH = 1
 # An event marking more bindings than this at once is worked as bulk (see mark_bindings).
 FANOUT = DIRTY_BATCH
 BULK_SYNC_BATCH = 2
@@ -70,10 +75,18 @@ def detect_templates(template_ids: list[int]) -> None:
     queue_detected([binding.pk for binding in found if binding is not None])
 
 
+def batches(ids: list[int], size: int, head: int | None = None) -> list[list[int]]:
+    """`ids` in slices of `size`, the first of `head` when given."""
+    first = head or size
+    return (
+        [ids[:first], *(ids[start : start + size] for start in range(first, len(ids), size))] if ids else []
+    )
+
+
 def queue_detected(binding_ids: list[int], bulk: bool = False) -> None:
-    size = BULK_DIRTY_BATCH if bulk else DIRTY_BATCH
-    for start in range(0, len(binding_ids), size):
-        after_commit(schedule_detected, binding_ids[start : start + size], bulk=bulk)
+    size, head = (BULK_DIRTY_BATCH, None) if bulk else (DIRTY_BATCH, HEAD_DIRTY_BATCH)
+    for part in batches(binding_ids, size, head):
+        after_commit(schedule_detected, part, bulk=bulk)
 
 
 @shared_task(name="scheduling.tasks.schedule_detected", **ONCE)
@@ -104,14 +117,14 @@ def mark_bindings(binding_ids) -> list[int]:
 
 
 def queue_sync(binding_ids: list[int], bulk: bool = False, replanned: list[int] | None = None) -> None:
-    """Queue the propagation of bindings in tasks of SYNC_BATCH (BULK_SYNC_BATCH in bulk). `replanned`:
-    those a schedule pass has just written, when it was one (see sync_bindings)."""
-    size = BULK_SYNC_BATCH if bulk else SYNC_BATCH
+    """Queue the propagation of bindings in tasks of SYNC_BATCH after a first of HEAD_SYNC_BATCH (in bulk,
+    all of BULK_SYNC_BATCH). `replanned`: those a schedule pass has just written, when it was one (see
+    sync_bindings)."""
+    size, head = (BULK_SYNC_BATCH, None) if bulk else (SYNC_BATCH, HEAD_SYNC_BATCH)
     # renders wait behind the member writes of those already rendered (core.priorities)
     priority = priorities.BULK_SYNC if bulk else priorities.SYNC
     written = None if replanned is None else set(replanned)
-    for start in range(0, len(binding_ids), size):
-        part = binding_ids[start : start + size]
+    for part in batches(binding_ids, size, head):
         args = (part,) if written is None else (part, sorted(written.intersection(part)))
         after_commit(sync_bindings, *args, bulk=bulk, priority=priority)
 

@@ -60,6 +60,6 @@ def test_renders_are_queued_at_their_priority(django_capture_on_commit_callbacks
     options: list[dict] = []
     monkeypatch.setattr(tasks.sync_bindings, "apply_async", lambda *a, **kw: options.append(kw))
     with django_capture_on_commit_callbacks(execute=True):
-        tasks.queue_sync([1, 2])
+        tasks.queue_sync([1])
         tasks.queue_sync([3], bulk=True)
     assert [o.get("priority") for o in options] == [priorities.SYNC, priorities.BULK_SYNC]
