@@ -93,7 +93,14 @@ def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, cls=DjangoJSONEncoder))
 
 
-def record(
+def record(user: Any, action: str, kind: str, name: str, **fields: Any) -> AuditEntry:
+    """Write one audit entry (see unsaved for the arguments)."""
+    entry = unsaved(user, action, kind, name, **fields)
+    entry.save(force_insert=True)
+    return entry
+
+
+def unsaved(
     user: Any,
     action: str,
     kind: str,
@@ -107,7 +114,8 @@ def record(
     after: Mapping[str, int] | None = None,
     changes: Mapping[str, Any] | None = None,
 ) -> AuditEntry:
-    """Write one audit entry; `user` may be None (system) or a Django user.
+    """The audit entry `record` writes, not yet saved (for a bulk_create of many); `user` may be None
+    (system) or a Django user.
 
     `old`/`new` are the object's fields before and after the change (None for a creation or a
     deletion): the entry keeps the fields that changed, credentials redacted. `before`/`after` are
@@ -127,7 +135,7 @@ def record(
     else:
         delta = {}
     found.update(redact(_jsonable(dict(changes or {}))))
-    return AuditEntry.objects.create(
+    return AuditEntry(
         user=known,
         username=known.get_username() if known else "",
         action=action,

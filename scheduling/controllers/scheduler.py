@@ -15,6 +15,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from core import audit
+from core.models import AuditEntry
 from metrics import recording
 from scheduling import events
 from scheduling.controllers import marking
@@ -26,9 +27,9 @@ from scheduling.controllers.planner_inputs import (
     planner_binding,
     planner_placement,
 )
-from scheduling.controllers.values_sql import update_rows
+from scheduling.controllers.values_sql import insert_rows, update_rows
 from scheduling.karmada.triggers import EVERY_RECONCILE, REPLICAS_CHANGED, binding_trigger
-from scheduling.models import COUNT_COLUMNS, RESOURCE_BINDING, FederatedResourceQuota, ResourceBinding
+from scheduling.models import COUNT_COLUMNS, RESOURCE_BINDING, Event, FederatedResourceQuota, ResourceBinding
 from scheduling.planner import (
     NO_CLUSTER_FIT,
     ClusterSnapshot,
@@ -322,7 +323,7 @@ def _write_plans(
         pending.add(binding, counted=before != after)
         changed = before != after or previous_error != (binding.condition("Scheduled") or {}).get("reason")
         if changed or trigger != "NotWorkloadOrDuplicated":
-            _record(binding, result, trigger, before, after)
+            pending.record(binding, result, trigger, before, after)
         _count_attempt(trigger, result.ok, started)
     pending.flush()
     return written
@@ -330,12 +331,54 @@ def _write_plans(
 
 @dataclass
 class _PlanWrites:
-    """Planned bindings waiting for their write: the plan's columns, and the stored counts of those whose
-    targets changed (their member status read for it then, in one query)."""
+    """Planned bindings waiting for their write: the plan's columns, the stored counts of those whose
+    targets changed (their member status read for it then, in one query), and their events and audit
+    entries (one insert each for the pass: two per binding were most of a seeding's schedule time)."""
 
     now: datetime
     planned: list[ResourceBinding] = field(default_factory=list)
     counted: list[ResourceBinding] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    entries: list[AuditEntry] = field(default_factory=list)
+
+    def record(
+        self,
+        binding: ResourceBinding,
+        result: Plan,
+        trigger: str,
+        before: dict[str, int],
+        after: dict[str, int],
+    ) -> None:
+        """The binding's ScheduleBindingSucceed (or Failed) event, and an audit entry when its placement
+        moved."""
+        data: dict[str, Any] = {
+            "trigger": trigger,
+            "before": before,
+            "after": after,
+            "plan": result.as_dict(),
+            "sentences": describe(result.explanation),
+        }
+        if result.ok:
+            self.events.append(
+                events.unsaved(binding, "Normal", "ScheduleBindingSucceed", _summary(result), data)
+            )
+        else:
+            self.events.append(
+                events.unsaved(binding, "Warning", "ScheduleBindingFailed", _summary(result), data)
+            )
+        if before != after:
+            self.entries.append(
+                audit.unsaved(
+                    None,
+                    "schedule",
+                    binding.template.kind,
+                    binding.template.name,
+                    namespace=binding.namespace,
+                    summary=f"{trigger}: {_summary(result)}",
+                    before=before,
+                    after=after,
+                )
+            )
 
     def add(self, binding: ResourceBinding, counted: bool) -> None:
         binding.updated_at = self.now
@@ -352,7 +395,9 @@ class _PlanWrites:
                 binding.aggregated_status = statuses.get(binding.pk)
                 binding.refresh_counts()
             update_rows(ResourceBinding, self.counted, COUNT_COLUMNS)
-        self.planned, self.counted = [], []
+        insert_rows(Event, self.events, key=None)
+        insert_rows(AuditEntry, self.entries, key=None)
+        self.planned, self.counted, self.events, self.entries = [], [], [], []
 
 
 def _set_plan(binding: ResourceBinding, result: Plan, now: datetime) -> None:
@@ -396,30 +441,3 @@ def _count_attempt(trigger: str, ok: bool, started: float) -> None:
     }
     recording.count("karmada_scheduler_schedule_attempts_total", labels)
     recording.observe("karmada_scheduler_e2e_scheduling_duration_seconds", time.monotonic() - started, labels)
-
-
-def _record(
-    binding: ResourceBinding, result: Plan, trigger: str, before: dict[str, int], after: dict[str, int]
-) -> None:
-    data: dict[str, Any] = {
-        "trigger": trigger,
-        "before": before,
-        "after": after,
-        "plan": result.as_dict(),
-        "sentences": describe(result.explanation),
-    }
-    if result.ok:
-        events.record(binding, "Normal", "ScheduleBindingSucceed", _summary(result), data)
-    else:
-        events.record(binding, "Warning", "ScheduleBindingFailed", _summary(result), data)
-    if before != after:
-        audit.record(
-            None,
-            "schedule",
-            binding.template.kind,
-            binding.template.name,
-            namespace=binding.namespace,
-            summary=f"{trigger}: {_summary(result)}",
-            before=before,
-            after=after,
-        )

@@ -37,9 +37,10 @@ def json_rows(casts: Sequence[str], rows: Iterable[Sequence[Any]]) -> tuple[str,
     return f"SELECT {columns} FROM json_array_elements(%s::json) AS e", [encoded]  # noqa: S608
 
 
-def insert_rows(model: type[Model], objs: list[Model], key: str, batch_size: int = 500) -> None:
+def insert_rows(model: type[Model], objs: list[Model], key: str | None, batch_size: int = 500) -> None:
     """Insert new instances of `model` in statements of `batch_size` rows, their ids set from RETURNING
-    (matched by `key`, a unique field each instance has a value of), as bulk_create does. On PostgreSQL
+    (matched by `key`, a unique field each instance has a value of), as bulk_create does; with `key`
+    None the ids are not read back (rows written and forgotten: events, audit entries). On PostgreSQL
     the rows go as one JSON parameter a statement, read with json_populate_recordset into the table's
     row type: Django's UNNEST insert has psycopg adapt every value of every row, and escape each JSON
     document of a jsonb[] array, in Python (most of a binding's insert). Elsewhere bulk_create."""
@@ -51,19 +52,24 @@ def insert_rows(model: type[Model], objs: list[Model], key: str, batch_size: int
     meta = model._meta
     fields = [f for f in meta.concrete_fields if f is not meta.pk]
     quote = connection.ops.quote_name
-    table, pk, unique = quote(meta.db_table), quote(meta.pk.column), meta.get_field(key)
+    table, pk = quote(meta.db_table), quote(meta.pk.column)
+    unique = meta.get_field(key) if key else None
     columns = ", ".join(quote(f.column) for f in fields)
     # Only quoted identifiers of the model's own table and columns are interpolated; the rows are the
     # one parameter.
     sql = (
         f"INSERT INTO {table} ({columns}) SELECT {columns} "  # noqa: S608
-        f"FROM json_populate_recordset(NULL::{table}, %s::json) RETURNING {pk}, {quote(unique.column)}"
+        f"FROM json_populate_recordset(NULL::{table}, %s::json)"
     )
+    if unique is not None:
+        sql += f" RETURNING {pk}, {quote(unique.column)}"
     for start in range(0, len(objs), batch_size):
         part = objs[start : start + batch_size]
         rows = [{f.column: _json_value(f.pre_save(obj, add=True)) for f in fields} for obj in part]
         with connection.cursor() as cursor:
             cursor.execute(sql, [json.dumps(rows)])
+            if unique is None:
+                continue
             ids = {str(found): new_id for new_id, found in cursor.fetchall()}
         for obj in part:
             obj.pk = ids[str(getattr(obj, unique.attname))]
