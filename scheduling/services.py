@@ -14,9 +14,11 @@ from django.utils import timezone
 
 from core import audit
 from core.errors import FieldError, field_path
+from core.models import AuditEntry
 from scheduling import tasks
 from scheduling.controllers import dispatch, drift_events, rollouts
 from scheduling.controllers.apply import Applied, ApplyError, ApplyResult, apply_documents, parse_yaml
+from scheduling.controllers.values_sql import insert_rows
 from scheduling.karmada import rebalancer
 from scheduling.karmada.suspension import binding_suspension, normal_holds
 from scheduling.models import (
@@ -83,18 +85,21 @@ def apply_reviewed_policy(
 def _apply(documents: list[Any], user: Any, **placement: Any) -> ApplyResult:
     with transaction.atomic():
         result = apply_documents(documents)
-        for applied in result.objects:
-            if applied.action in ("created", "configured"):
-                audit.record(
-                    user,
-                    f"apply:{applied.action}",
-                    applied.kind,
-                    applied.name,
-                    namespace=applied.namespace,
-                    old=applied.old,
-                    new=applied.new,
-                    **placement,
-                )
+        entries = [
+            audit.unsaved(
+                user,
+                f"apply:{applied.action}",
+                applied.kind,
+                applied.name,
+                namespace=applied.namespace,
+                old=applied.old,
+                new=applied.new,
+                **placement,
+            )
+            for applied in result.objects
+            if applied.action in ("created", "configured")
+        ]
+        insert_rows(AuditEntry, entries, key=None)  # one statement for a file of many objects
         if result.policies_changed:
             tasks.after_commit(tasks.detect_all)
         elif result.template_ids:

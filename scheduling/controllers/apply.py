@@ -12,7 +12,8 @@ from django.db import transaction
 
 from core import useryaml
 from core.errors import FieldError
-from scheduling.controllers.rollouts import first_revision, keep_revision
+from scheduling.controllers.rollouts import first_revisions, keep_revision
+from scheduling.controllers.values_sql import insert_rows
 from scheduling.karmada import names
 from scheduling.karmada.priority import PRIORITY_CLASS_API_GROUP, PRIORITY_CLASS_KIND
 from scheduling.karmada.webhooks import (
@@ -164,17 +165,87 @@ def apply_documents(documents: list[Any]) -> ApplyResult:
     """Create or update every document by name, all or nothing; each result carries its before/after."""
     result = ApplyResult()
     with transaction.atomic():
+        templates = _Templates(documents, result)
         for index, document in enumerate(documents):
             try:
-                applied = _apply_one(document, result)
+                applied = _apply_one(document, result, templates)
             except SpecInvalid as exc:
                 path, reason = exc.errors[0]
                 raise ApplyError(index, path, reason) from None
             result.objects.append(applied)
+        templates.flush()
     return result
 
 
-def _apply_one(document: Any, result: ApplyResult) -> Applied:
+TemplateKey = tuple[str, str, str, str]  # api_group, kind, namespace, name
+
+
+class _Templates:
+    """The templates one apply names: the existing ones read and locked in one query per kind and
+    namespace, the new ones written together with their first revisions (four statements a template,
+    most of a large apply's time, became a few for the whole apply). A template named again after its
+    creation in the same apply sees the row written first."""
+
+    def __init__(self, documents: list[Any], result: ApplyResult) -> None:
+        self.result = result
+        self.keys = {key for key in map(_template_key, documents) if key is not None}
+        self.found: dict[TemplateKey, ResourceTemplate] = {}
+        self.new: dict[TemplateKey, ResourceTemplate] = {}
+        by_scope: dict[tuple[str, str, str], list[str]] = {}
+        for group, kind, namespace, name in self.keys:
+            by_scope.setdefault((group, kind, namespace), []).append(name)
+        for (group, kind, namespace), named in by_scope.items():
+            rows = ResourceTemplate.objects.select_for_update().filter(
+                api_group=group, kind=kind, namespace=namespace, name__in=named
+            )
+            for row in rows.order_by("pk"):
+                self.found[(row.api_group, row.kind, row.namespace, row.name)] = row
+
+    def get(self, key: TemplateKey) -> ResourceTemplate | None:
+        """The template of this name, locked; None when there is none."""
+        if key in self.new:
+            self.flush()
+        if key in self.found or key in self.keys:
+            return self.found.get(key)
+        group, kind, namespace, name = key
+        return (
+            ResourceTemplate.objects.select_for_update()
+            .filter(api_group=group, kind=kind, namespace=namespace, name=name)
+            .first()
+        )
+
+    def create(self, key: TemplateKey, template: ResourceTemplate) -> None:
+        self.new[key] = template
+
+    def flush(self) -> None:
+        """Write the templates created so far, then their first revisions; their ids go to the detector."""
+        if not self.new:
+            return
+        created = list(self.new.values())
+        insert_rows(ResourceTemplate, created, key="uid")
+        first_revisions(created)
+        self.result.template_ids.extend(template.pk for template in created)
+        self.found.update(self.new)
+        self.keys.update(self.new)
+        self.new = {}
+
+
+def _template_key(document: Any) -> TemplateKey | None:
+    """The name a document would be stored as a template under, when it reads as one (anything else is
+    looked up, or refused, as it comes)."""
+    if not isinstance(document, dict):
+        return None
+    api_version, kind, metadata = document.get("apiVersion"), document.get("kind"), document.get("metadata")
+    if not (isinstance(api_version, str) and isinstance(kind, str) and isinstance(metadata, dict)):
+        return None
+    name, group = metadata.get("name"), api_version.rpartition("/")[0]
+    if not isinstance(name, str) or group == "policy.karmada.io" or group in DERIVED_GROUPS:
+        return None
+    namespace = "" if kind in CLUSTER_SCOPED_KINDS else metadata.get("namespace") or "default"
+    return (group, kind, namespace, name) if isinstance(namespace, str) else None
+
+
+def _apply_one(document: Any, result: ApplyResult, templates: _Templates) -> Applied:
     if not isinstance(document, dict):
         raise SpecInvalid([("", "must be a Kubernetes object with apiVersion, kind and metadata")])
     api_version, kind = document.get("apiVersion"), document.get("kind")
@@ -199,7 +270,7 @@ def _apply_one(document: Any, result: ApplyResult) -> Applied:
         return Applied(
             kind, str(metadata.get("name", "")), str(metadata.get("namespace", "") or ""), "skipped", note
         )
-    return _apply_template(document, api_version, group, kind, result)
+    return _apply_template(document, api_version, group, kind, result, templates)
 
 
 def _split_metadata(document: dict[str, Any], namespaced: bool) -> tuple[str, str, dict[str, Any]]:
@@ -379,7 +450,12 @@ def _body(manifest: dict[str, Any]) -> dict[str, Any]:
 
 
 def _apply_template(
-    document: dict[str, Any], api_version: str, group: str, kind: str, result: ApplyResult
+    document: dict[str, Any],
+    api_version: str,
+    group: str,
+    kind: str,
+    result: ApplyResult,
+    templates: _Templates,
 ) -> Applied:
     namespaced = kind not in CLUSTER_SCOPED_KINDS
     name, namespace, _ = _split_metadata(document, namespaced)
@@ -391,22 +467,20 @@ def _apply_template(
         if problems:
             raise SpecInvalid(problems)
     manifest = clean_manifest(document, namespace)
-    template = (
-        ResourceTemplate.objects.select_for_update()
-        .filter(api_group=group, kind=kind, namespace=namespace, name=name)
-        .first()
-    )
+    key = (group, kind, namespace, name)
+    template = templates.get(key)
     if template is None:
-        template = ResourceTemplate.objects.create(
-            api_version=api_version,
-            api_group=group,
-            kind=kind,
-            namespace=namespace,
-            name=name,
-            manifest=manifest,
+        templates.create(
+            key,
+            ResourceTemplate(
+                api_version=api_version,
+                api_group=group,
+                kind=kind,
+                namespace=namespace,
+                name=name,
+                manifest=manifest,
+            ),
         )
-        first_revision(template)
-        result.template_ids.append(template.pk)
         result.policies_changed = result.policies_changed or priority_class
         return Applied(kind, name, namespace, "created", new=manifest)
     if template.manifest == manifest and template.deleting_since is None:

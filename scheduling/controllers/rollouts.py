@@ -18,6 +18,7 @@ from core import audit
 from core.errors import FieldError
 from metrics import recording
 from scheduling import events
+from scheduling.controllers.values_sql import insert_rows
 from scheduling.karmada import names
 from scheduling.models import ResourceBinding, ResourceTemplate, Rollout, TemplateRevision, Work
 from scheduling.planner import (
@@ -67,11 +68,13 @@ class RolloutRefused(FieldError):
 # ------------------------------------------------------------------------------------------ revisions
 
 
-def first_revision(template: ResourceTemplate) -> None:
-    """Record a template just created as its first revision: it has no other and no rollout yet, so this
-    is one insert (an apply of many new templates did five statements each in keep_revision)."""
-    TemplateRevision.objects.create(
-        template=template, generation=template.generation, manifest=template.manifest
+def first_revisions(templates: list[ResourceTemplate]) -> None:
+    """Record templates just created as their first revisions: they have no other and no rollout yet, so
+    this is one insert for all (an apply of many new templates did five statements each in keep_revision)."""
+    insert_rows(
+        TemplateRevision,
+        [TemplateRevision(template=t, generation=t.generation, manifest=t.manifest) for t in templates],
+        key=None,
     )
 
 
