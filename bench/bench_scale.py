@@ -8,8 +8,8 @@ detector → scheduler → propagation → members), and drives the official cli
 Printed, each as a ratio to its target (a ratio <= 1.00 is within; "at least" targets are inverted so
 that the same reading holds):
 - Works/s from apply to applied over the first and the last 10% of the seeding, each against the raw
-  official client creating the same objects in the same run (the first against its run before the
-  seeding, the last against its run after it, into members as full), and last/first;
+  official client creating the same objects in the same run (it runs before the seeding and again
+  after it, into members as full; both ends against the faster of the two), and last/first;
 - bindings scheduled per second by one schedule worker process (where PostgreSQL runs without
   autovacuum, as a CI machine may, the bench first vacuums and analyzes its own database once, as
   autovacuum would have during the seeding, and says so);
@@ -1245,33 +1245,30 @@ def fleet_phase(stack: Stack, members: list, conns: list, web: str, rows: list[s
     )
     recorded = statuses_recorded(stack).row()
     # The raw client again, once the engine is quiet, into members as full as the seeding's last 10%
-    # found them: each end of the seeding against the raw client at the same fill of the members (and
-    # the same hour of a machine whose speed drifts); the last 10% against the first figure is printed
-    # beside it.
+    # found them. Each end of the seeding is compared with the faster of the two runs: the machine's
+    # speed drifts within a run, and neither end is measured against a baseline slowed by it.
     raw_after = raw_client_rate(conns, "bench-raw-after", tenth)
     print(f"  raw client after the seeding {raw_after:.0f} objects/s over {tenth} objects", flush=True)
+    baseline = max(raw, raw_after)
     header = "| measure | measured | target | ratio | within |\n|---|---|---|---|---|"
     print(header)
     rows.append(header)
     ok &= line(
-        "Works/s, first 10% of seeding / raw client before it",
-        f"{first:.0f} / {raw:.0f}",
+        "Works/s, first 10% of seeding / raw client (the faster of its runs before and after)",
+        f"{first:.0f} / {baseline:.0f}",
         "first_ratio",
-        first / raw,
+        first / baseline,
         rows,
     )
     ok &= line(
-        "Works/s, last 10% of seeding / raw client after it (members as full)",
-        f"{last:.0f} / {raw_after:.0f}",
+        "Works/s, last 10% of seeding / raw client (the faster of its runs before and after)",
+        f"{last:.0f} / {baseline:.0f}",
         "last_ratio",
-        last / raw_after,
+        last / baseline,
         rows,
     )
     ok &= line("Works/s, last 10% / first 10%", f"{last / first:.2f}", "last_over_first", last / first, rows)
-    rows.append(
-        f"| raw client before / after the seeding: {raw:.0f} / {raw_after:.0f} objects/s; the last 10% "
-        f"against the raw client before it: {last / raw:.2f} | | | | |"
-    )
+    rows.append(f"| raw client before / after the seeding: {raw:.0f} / {raw_after:.0f} objects/s | | | | |")
     print(rows[-1], flush=True)
     spent_by = f"CPU ms per Work seeded, middle 80%: {seeding.cpu_summary(4)}"
     rows.append(f"| {spent_by}; {simulator} per raw-client object: {raw_member_ms:.2f} | | | | |")
