@@ -51,7 +51,7 @@ class Cluster:
         self._node_index = 0
         self.events = EventRecorder(self.store)
         self.logs = LogStore()
-        self.running_usage = RunningUsage()
+        self.running_usage = RunningUsage(self.store)
         self.controller = ControllerManager(self.store, self.events, self.logs)
         # Per-node constants, computed once: a 100-node cluster should start in milliseconds.
         self._pod_net = ipaddress.ip_network(spec.pod_cidr)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from membersim import api, metrics
+from membersim import api, metrics, usage
 from membersim.cluster import Cluster
 from membersim.errors import ApiError
 from membersim.resources import DAEMONSET, DEPLOYMENT, JOB, POD, REPLICASET, STATEFULSET
@@ -227,6 +227,31 @@ def test_node_metrics_are_summed_again_only_after_a_pod_write_or_a_load_change(c
     running_there = sum(1 for p in cluster.store.list(POD) if p["spec"].get("nodeName") == node) - 1
     expected = (running_there * (1000 * 2.0 + CONTAINER_BASE_CPU_M) + NODE_BASE_CPU_M) * 1e6
     assert _cpu_by_node(cluster)[node] == f"{int(expected)}n"
+
+
+def _summed_from_every_pod(cluster):
+    """Node usage summed from every running pod, as node metrics once did on each read."""
+    per_node: dict[str, list[int]] = {}
+    for pod in usage.running(cluster.store):
+        totals = per_node.setdefault(pod["spec"]["nodeName"], [0, 0])
+        for container in pod["spec"]["containers"]:
+            cpu, memory = usage.container_usage(container, cluster.load)
+            totals[0], totals[1] = totals[0] + cpu, totals[1] + memory
+    return {node: tuple(totals) for node, totals in per_node.items()}
+
+
+def test_node_usage_kept_as_pods_are_written_equals_a_sum_over_every_pod(cluster):
+    api.create(cluster, DEPLOYMENT, "default", workload(name="a", replicas=3, cpu="250m"), NO_QUERY)
+    api.create(cluster, DEPLOYMENT, "default", workload(name="b", replicas=2, cpu="1"), NO_QUERY)
+    cluster.load = 1.7
+    for pod in pods(cluster, "a")[:2]:  # one deleted, one no longer running, neither seen by a watcher
+        cluster.store.put_unseen(POD, {**pod, "status": {**pod["status"], "phase": "Failed"}})
+    cluster.store.remove(POD, "default", pods(cluster, "b")[0]["metadata"]["name"])
+    with cluster.store.lock:
+        kept = cluster.running_usage.per_node(cluster.store, cluster.load)
+        assert kept == _summed_from_every_pod(cluster)
+        # a usage counted as pods are written, from the pods a cluster held before, too
+        assert usage.RunningUsage(cluster.store).per_node(cluster.store, cluster.load) == kept
 
 
 def test_nodes_carry_topology_provider_cidr_and_ssd_labels():
