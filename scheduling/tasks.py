@@ -130,9 +130,8 @@ def queue_sync(binding_ids: list[int], bulk: bool = False, replanned: list[int] 
 
 
 def queue_dirty(binding_ids: list[int], bulk: bool = False) -> None:
-    size = BULK_DIRTY_BATCH if bulk else DIRTY_BATCH
-    for start in range(0, len(binding_ids), size):
-        after_commit(schedule_dirty_batch, binding_ids[start : start + size], bulk=bulk)
+    for part in batches(binding_ids, BULK_DIRTY_BATCH if bulk else DIRTY_BATCH):
+        after_commit(schedule_dirty_batch, part, bulk=bulk)
 
 
 @shared_task(name="scheduling.tasks.schedule_dirty_batch", **ONCE)

@@ -358,14 +358,10 @@ class _PlanWrites:
             "plan": result.as_dict(),
             "sentences": describe(result.explanation),
         }
-        if result.ok:
-            self.events.append(
-                events.unsaved(binding, "Normal", "ScheduleBindingSucceed", _summary(result), data)
-            )
-        else:
-            self.events.append(
-                events.unsaved(binding, "Warning", "ScheduleBindingFailed", _summary(result), data)
-            )
+        type_, reason = (
+            ("Normal", "ScheduleBindingSucceed") if result.ok else ("Warning", "ScheduleBindingFailed")
+        )
+        self.events.append(events.unsaved(binding, type_, reason, _summary(result), data))
         if before != after:
             self.entries.append(
                 audit.unsaved(
