@@ -1166,7 +1166,7 @@ def one_against_two(stack: Stack, rows: list[str]) -> bool:
     return line(
         f"propagate: 2 worker processes / 1 ({pool} pool process{'es' if pool > 1 else ''} each; Works/s "
         "over the middle 80% of a seeding; 1 is the mean of the runs before and after)",
-        f"{two:.0f} / {one:.0f} Works/s",
+        f"{two / one:.2f}x ({two:.0f} / {one:.0f} Works/s)",
         "two_workers_ratio",
         two / one,
         rows,

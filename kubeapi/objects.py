@@ -34,6 +34,7 @@ class Writer:
     warnings: list[str] = field(default_factory=list)
 
     def validate(self, kind: Kind, document: Any) -> None:
+        validation.refuse_nul(kind, document)
         self.warnings.extend(validation.checked(kind, document, self.field_validation))
 
 

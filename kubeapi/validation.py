@@ -7,7 +7,8 @@ from typing import Any
 
 from kubeapi.fieldschemas import SCHEMAS, unknown_fields
 from kubeapi.kinds import Kind
-from kubeapi.status import ApiError
+from kubeapi.status import ApiError, invalid
+from kubesyntax.nul import first_nul
 
 MODES = ("Ignore", "Warn", "Strict")
 DEFAULT = "Warn"
@@ -21,6 +22,16 @@ def mode_of(params: Any) -> str:
             f'fieldValidation: Unsupported value: "{mode}": supported values: "Ignore", "Strict", "Warn"',
         )
     return mode
+
+
+def refuse_nul(kind: Kind, document: Any) -> None:
+    """422 naming the first field that holds U+0000: the database cannot keep it (PostgreSQL's jsonb
+    refuses the character), so it is refused before anything is written."""
+    path = first_nul(document)
+    if path is not None:
+        name = document.get("metadata", {}).get("name", "") if isinstance(document, dict) else ""
+        reason = "Invalid value: must not contain the NUL character (U+0000)"
+        raise invalid(kind, str(name or ""), [{"field": path, "reason": reason}])
 
 
 def checked(kind: Kind, document: Any, mode: str) -> list[str]:

@@ -340,6 +340,18 @@ def left_as_settled(settled: reconcile_digests.Settled) -> dict[int, list[int]]:
     return left
 
 
+def idle(binding_ids: list[int]) -> set[int]:
+    """Those of these bindings a sync would leave exactly as they are: left as settled with no Work to act
+    on and no rollout in progress. A schedule pass that did not write them queues them no sync (a
+    re-plan that changed nothing, Karmada's every-reconcile trigger of a Duplicated fleet, queued a
+    hundred syncs for a thousand bindings that only read what the pass could read once)."""
+    if not binding_ids:
+        return set()
+    left = left_as_settled(reconcile_digests.Settled(reconcile_digests.SYNC, binding_ids))
+    quiet = {pk for pk, works in left.items() if not works}
+    return quiet - set(rollouts.active_binding_ids(binding_ids=sorted(quiet))) if quiet else set()
+
+
 def _store_keys(keys: dict[int, str]) -> None:
     """The render keys found in one statement; updated_at (the resourceVersion) does not move."""
     if keys:

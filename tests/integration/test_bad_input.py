@@ -134,6 +134,12 @@ API_CASES = {
         {"name": "Not A DNS Label!", "kubeconfig": "{}", "labels": {}},
         "name",
     ),
+    "a join with NUL in a label value": (
+        "post",
+        "/api/v1/clusters/",
+        {"name": "x", "kubeconfig": "{}", "labels": {"env": "pr\x00d"}},
+        "labels",
+    ),
     "a silence without matchers": (
         "post",
         "/api/v1/silences/",

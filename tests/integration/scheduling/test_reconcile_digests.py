@@ -278,3 +278,43 @@ def test_a_sync_renders_a_settled_binding_again_once_a_work_it_wrote_moved_unsee
     assert synced.unchanged == {bindings[0].pk}
     work.refresh_from_db()
     assert work.desired_hash != "stale" and work.manifest["kind"] == "Deployment"
+
+
+def test_a_schedule_pass_that_wrote_nothing_syncs_only_the_bindings_with_something_to_do(
+    members, django_capture_on_commit_callbacks, monkeypatch
+):
+    from clusters.models import Cluster
+    from scheduling import tasks
+    from scheduling.controllers import marking
+
+    bindings = settled_fleet()
+    ids = [b.pk for b in bindings]
+    synced: list[int] = []
+    send = tasks.sync_bindings.apply_async
+
+    def sent(args, kwargs=None, **options):
+        synced.extend(args[0])
+        return send(args, kwargs, **options)
+
+    monkeypatch.setattr(tasks.sync_bindings, "apply_async", sent)
+
+    def dirty_pass() -> list[int]:
+        synced.clear()
+        marking.mark(ids)
+        with django_capture_on_commit_callbacks(execute=True):
+            tasks.schedule_dirty_batch(ids)
+        return sorted(synced)
+
+    # Karmada's every-reconcile re-plan of a Duplicated fleet that changes nothing: no sync at all
+    assert dirty_pass() == []
+    # a Work whose apply failed is still driven by the pass's sync
+    failed = Work.objects.filter(binding_id=ids[0]).order_by("pk").first()
+    Work.objects.filter(pk=failed.pk).update(applied=False, applied_message="connection refused")
+    assert dirty_pass() == [ids[0]]
+    Work.objects.filter(pk=failed.pk).update(applied=True, applied_message="")
+    # an input of every binding's render moved (a cluster's labels, which overrides match on): both
+    cluster = Cluster.objects.order_by("name").first()
+    Cluster.objects.filter(pk=cluster.pk).update(labels={**cluster.labels, "tier": "gold"})
+    assert dirty_pass() == ids
+    # once synced, settled again
+    assert dirty_pass() == []
