@@ -1,10 +1,11 @@
 """membersim's heap keeper: new objects collected then frozen, cyclic garbage among frozen ones found again
-once the frozen heap doubles, nothing done while the collector is off, and a tick that finds next to
+once the heap's blocks double, nothing done while the collector is off, and a tick that finds next to
 nothing new does nothing."""
 
 from __future__ import annotations
 
 import gc
+import sys
 import weakref
 
 import pytest
@@ -66,7 +67,7 @@ def test_a_tick_that_finds_next_to_nothing_new_does_nothing(keeper):
     assert alive and few
 
 
-def test_cyclic_garbage_among_frozen_objects_is_found_when_the_frozen_heap_doubles(keeper):
+def test_cyclic_garbage_among_frozen_objects_is_found_when_the_heap_doubles(keeper):
     a, b = Node(), Node()
     a.other, b.other = b, a
     gone = weakref.ref(a)
@@ -77,9 +78,9 @@ def test_cyclic_garbage_among_frozen_objects_is_found_when_the_frozen_heap_doubl
     alive.append(made())
     keeper.tick()
     assert gone() is not None  # frozen: out of the collector's sight
-    # the frozen heap has more than doubled since the baseline (by a margin: objects other threads of the
-    # process free meanwhile leave the frozen heap)
-    keeper.baseline = gc.get_freeze_count() // 4
+    # the heap has more than doubled since the baseline (by a margin: objects other threads of the process
+    # free meanwhile leave it)
+    keeper.baseline = sys.getallocatedblocks() // 4
     alive.append(made())
     keeper.tick()
     assert gone() is None
@@ -101,10 +102,13 @@ def test_each_collection_of_everything_is_reported_with_its_pause():
     keeper = HeapKeeper(min_rebuild=1, growth=2.0, report=lines.append, count_every=1)
     gc.collect()
     try:
+        keeper.baseline = 10**9
         alive = [made()]
-        keeper.tick()  # nothing frozen yet: everything alive is frozen
+        keeper.tick()  # far from doubled: what is new is collected and frozen, nothing reported
+        assert not lines
+        keeper.baseline = sys.getallocatedblocks() // 4
         alive.append(made())
-        keeper.tick()  # the frozen heap has grown from nothing past the threshold
+        keeper.tick()  # the heap has grown past the threshold since the baseline
         assert keeper.rebuilds == 1
         assert len(lines) == 1 and "collected everything" in lines[0] and lines[0].endswith(" s")
         assert " unreachable, " in lines[0]
@@ -119,10 +123,11 @@ def test_the_growth_is_looked_at_only_every_count_every_ticks():
     keeper = HeapKeeper(min_rebuild=1, growth=2.0, count_every=3)
     gc.collect()
     try:
+        keeper.baseline = sys.getallocatedblocks() // 4  # grown past the threshold from the start
         alive = [made()]
         keeper.tick()
         alive.append(made())
-        keeper.tick()  # the frozen heap has grown from nothing, but it is not counted on this tick
+        keeper.tick()  # the heap has grown past the threshold, but it is not counted on this tick
         assert keeper.rebuilds == 0
         alive.append(made())
         keeper.tick()
