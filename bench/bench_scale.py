@@ -599,13 +599,20 @@ def scheduled_per_second(namespace: str, stack: Stack) -> float:
     until it ends, not from when it took its marks."""
     from django_celery_results.models import TaskResult
 
-    from scheduling.controllers import marking
+    from scheduling.controllers import marking, propagation, reconcile_digests
     from scheduling.tasks import DIRTY_BATCH, queue_dirty
 
     clear_of_reconcile(stack)
     ids = list(ResourceBinding.objects.filter(namespace=namespace).values_list("id", flat=True))
+    # what the passes' syncs will find: bindings a sync would leave as they are (no sync queued for them
+    # unless the pass writes them), and Works still to apply
+    idle = len(propagation.idle(sorted(ids)))
+    unmoved = len(reconcile_digests.Settled(reconcile_digests.SYNC, sorted(ids)).unmoved())
+    pending = Work.objects.filter(propagation.PENDING, binding__namespace=namespace).count()
     passes = TaskResult.objects.filter(task_name="scheduling.tasks.schedule_dirty_batch")
+    syncs = TaskResult.objects.filter(task_name="scheduling.tasks.sync_bindings")
     before = set(passes.values_list("task_id", flat=True))
+    syncs_before = syncs.count()
     spent = cpu_by_process(stack)
     started = time.time()
     # marked and queued as one event's passes (mark_bindings would send a mark of every binding to the
@@ -625,6 +632,14 @@ def scheduled_per_second(namespace: str, stack: Stack) -> float:
         return 0.0  # not every pass ended within 300 s
     seconds = max(ended.values()) - started
     spent = {name: seconds_now - spent.get(name, 0.0) for name, seconds_now in cpu_by_process(stack).items()}
+    since = datetime.fromtimestamp(started, UTC)
+    written = ResourceBinding.objects.filter(namespace=namespace, last_scheduled_time__gte=since).count()
+    print(
+        f"  before: {idle} of {len(ids)} bindings idle for a sync ({unmoved} with their sync digest "
+        f"unmoved), {pending} Works to apply; the passes "
+        f"wrote {written} bindings; {syncs.count() - syncs_before} sync tasks ended by the last pass's end",
+        flush=True,
+    )
     print(
         f"  {len(fresh)} bindings re-planned in {seconds:.2f} s; CPU s meanwhile: "
         + ", ".join(
