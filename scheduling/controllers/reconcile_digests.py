@@ -54,10 +54,17 @@ SHARED_SQL = (
 # and an input that moved while it ran still differs. NULLs are written out (a concat_ws would drop them
 # and let two different rows digest alike); `%s::text` is the shared digest.
 COUNTS = ", ".join(f"b.{column}" for column in COUNT_COLUMNS)
+# The binding's target clusters as a set: a sync renders the same Works whatever their order (render
+# keys sort them), and a re-plan that only reorders them (a Duplicated binding's candidates follow the
+# clusters' available replicas) leaves it settled; the aggregation follows the order and reads it as is.
+CLUSTER_SET = (
+    "CASE WHEN jsonb_typeof(b.clusters) = 'array' THEN coalesce((SELECT string_agg(e::text, ',' "
+    "ORDER BY e::text) FROM jsonb_array_elements(b.clusters) AS e), '') ELSE b.clusters::text END"
+)
 INPUTS = {
     DETECT: "%s::text, t.manifest::text, t.generation, coalesce(t.deleting_since::text, '-')",
     SYNC: "%s::text, b.kind, b.namespace, b.name, b.permanent_id, b.conflict_resolution, b.replicas, "
-    "b.placement::text, b.clusters::text, coalesce(b.suspension::text, '-'), "
+    f"b.placement::text, {CLUSTER_SET}, coalesce(b.suspension::text, '-'), "
     "b.graceful_eviction_tasks::text, b.propagate_deps, t.uid, t.api_version, t.kind, t.namespace, "
     "t.name, t.generation, t.manifest::text, coalesce(t.policy_id, 0), "
     "coalesce(t.deleting_since::text, '-')",

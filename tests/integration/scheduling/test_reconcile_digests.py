@@ -188,8 +188,9 @@ def test_a_re_plan_the_events_carried_through_leaves_the_pass_nothing(members):
     for binding in bindings:
         ResourceBinding.objects.filter(pk=binding.pk).update(clusters=list(reversed(binding.clusters)))
     moved = reconcile_digests.moved()
-    assert set(moved.sync) == set(moved.aggregate) == {b.pk for b in bindings}
-    # the Works do not depend on the clusters' order: nothing is rendered again
+    # the Works do not depend on the clusters' order: the sync stays settled, nothing is rendered again;
+    # the aggregated status follows the order
+    assert (set(moved.sync), set(moved.aggregate)) == (set(), {b.pk for b in bindings})
     from scheduling.controllers import propagation
 
     assert propagation.sync_bindings([b.pk for b in bindings]).unchanged == {b.pk for b in bindings}
@@ -318,3 +319,16 @@ def test_a_schedule_pass_that_wrote_nothing_syncs_only_the_bindings_with_somethi
     assert dirty_pass() == ids
     # once synced, settled again
     assert dirty_pass() == []
+
+
+def test_a_change_of_a_target_clusters_replicas_moves_the_sync_though_a_reorder_does_not(members):
+    binding = settled_fleet()[0]
+    reordered = list(reversed(binding.clusters))
+    ResourceBinding.objects.filter(pk=binding.pk).update(clusters=reordered)
+    assert set(reconcile_digests.moved().sync) == set()
+    changed = [{**reordered[0], "replicas": 7}, *reordered[1:]]
+    ResourceBinding.objects.filter(pk=binding.pk).update(clusters=changed)
+    assert set(reconcile_digests.moved().sync) == {binding.pk}
+    dropped = reordered[1:]
+    ResourceBinding.objects.filter(pk=binding.pk).update(clusters=dropped)
+    assert set(reconcile_digests.moved().sync) == {binding.pk}
