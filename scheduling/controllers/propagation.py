@@ -574,7 +574,9 @@ def aggregate_status(
     if works_of is None:
         works_of = work_states([binding.pk]).get(binding.pk, [])
     works = {w.cluster_name: w for w in works_of}
-    for target in binding.clusters:
+    # by cluster name, as Karmada's status aggregation sorts them: a re-plan that only reorders the
+    # target clusters leaves the status as it is
+    for target in sorted(binding.clusters, key=lambda target: str(target["name"])):
         work = works.get(target["name"])
         if work is None or work.deleting:
             members.append(MemberStatus(target["name"], None))

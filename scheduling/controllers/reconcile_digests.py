@@ -55,8 +55,8 @@ SHARED_SQL = (
 # and let two different rows digest alike); `%s::text` is the shared digest.
 COUNTS = ", ".join(f"b.{column}" for column in COUNT_COLUMNS)
 # The binding's target clusters as a set: a sync renders the same Works whatever their order (render
-# keys sort them), and a re-plan that only reorders them (a Duplicated binding's candidates follow the
-# clusters' available replicas) leaves it settled; the aggregation follows the order and reads it as is.
+# keys sort them) and the aggregation sorts its entries by cluster name, so a re-plan that only reorders
+# them (a Duplicated binding's candidates follow the clusters' available replicas) leaves both settled.
 CLUSTER_SET = (
     "CASE WHEN jsonb_typeof(b.clusters) = 'array' THEN coalesce((SELECT string_agg(e::text, ',' "
     "ORDER BY e::text) FROM jsonb_array_elements(b.clusters) AS e), '') ELSE b.clusters::text END"
@@ -68,7 +68,7 @@ INPUTS = {
     "b.graceful_eviction_tasks::text, b.propagate_deps, t.uid, t.api_version, t.kind, t.namespace, "
     "t.name, t.generation, t.manifest::text, coalesce(t.policy_id, 0), "
     "coalesce(t.deleting_since::text, '-')",
-    AGGREGATE: "b.clusters::text, b.replicas, t.manifest::text, t.generation, coalesce(w.status, '-')",
+    AGGREGATE: f"{CLUSTER_SET}, b.replicas, t.manifest::text, t.generation, coalesce(w.status, '-')",
 }
 OUTPUTS = {
     DETECT: "coalesce(t.policy_id, 0), coalesce(b.policy_id, 0), b.template_generation, b.replicas, "
