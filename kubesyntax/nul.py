@@ -11,15 +11,17 @@ NUL = "\x00"
 
 def first_nul(value: Any, path: str = "") -> str | None:
     """The path of the first map key or string under `value` that holds NUL (`metadata.labels[a]`), or
-    None. A key that holds it is named as its map's path followed by the key as far as it is printable."""
+    None. A key that holds it is named as any key is, with the character written `\\0`."""
     if isinstance(value, str):
         return path if NUL in value else None
     if isinstance(value, dict):
+        bracketed = _is_map_entry(path)
         for key, item in value.items():
-            name = str(key)
-            if NUL in name:
-                return join(path, name.replace(NUL, "\\0"))
-            found = first_nul(item, f"{path}[{name}]" if _is_map_entry(path) else join(path, name))
+            name = str(key).replace(NUL, "\\0")
+            child = f"{path}[{name}]" if bracketed else join(path, name)
+            if NUL in str(key):
+                return child
+            found = first_nul(item, child)
             if found is not None:
                 return found
         return None

@@ -57,7 +57,7 @@ def test_a_created_policy_holding_nul_in_a_label_value_is_refused_with_the_field
 
 def test_a_nul_in_a_map_key_is_named_without_the_character(client):
     response = client.post(POLICIES, json.dumps(policy(key="e\x00nv")), content_type="application/json")
-    refused(response, "spec.placement.clusterAffinity.labelSelector.matchLabels.e\\0nv")
+    refused(response, "spec.placement.clusterAffinity.labelSelector.matchLabels[e\\0nv]")
     assert not PropagationPolicy.objects.exists()
 
 

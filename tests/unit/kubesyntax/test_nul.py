@@ -16,5 +16,6 @@ def test_the_path_of_a_string_in_a_list_and_of_a_label_value():
 
 
 def test_a_key_holding_nul_is_named_with_the_character_written_out():
-    assert first_nul({"data": {"k\x00": "v"}}) == "data.k\\0"
+    assert first_nul({"data": {"k\x00": "v"}}) == "data[k\\0]"
+    assert first_nul({"spec": {"k\x00": 1}}) == "spec.k\\0"
     assert first_nul("\x00") == ""
