@@ -1178,10 +1178,14 @@ def one_against_two(stack: Stack, rows: list[str]) -> bool:
     stack.worker("propagate", "propagate", 4)
     one = (halves[0][1].rate + halves[2][1].rate) / 2
     two = halves[1][1].rate
+    # what the machine leaves a second process: at one process's CPU per Work (the members, the watcher
+    # and PostgreSQL with it), every core busy is this many times one process's rate
+    busy = (halves[0][1].busy + halves[2][1].busy) / 2
     return line(
         f"propagate: 2 worker processes / 1 ({pool} pool process{'es' if pool > 1 else ''} each; Works/s "
         "over the middle 80% of a seeding; 1 is the mean of the runs before and after)",
-        f"{two / one:.2f}x ({two:.0f} / {one:.0f} Works/s)",
+        f"{two / one:.2f}x ({two:.0f} / {one:.0f} Works/s; one process keeps the machine {busy:.0%} busy: "
+        f"its CPU allows at most {1 / busy:.2f}x)",
         "two_workers_ratio",
         two / one,
         rows,

@@ -139,9 +139,10 @@ def schedule_dirty_batch(binding_ids: list[int], bulk: bool = False) -> None:
     """One pass over dirty bindings: schedule each whose trigger holds, then propagate and aggregate it.
     A mark already taken by another pass means that pass saw this event: nothing left to do for it."""
     done = scheduler.dirty_pass(binding_ids)
-    # those it did not write whose sync would do nothing (the check the sync makes first, made once here)
-    written = set(done.written)
-    idle = propagation.idle([pk for pk in done.taken if pk not in written])
+    # none for those whose sync would do nothing (the check the sync makes first, made once here): those
+    # it did not write, and those whose write only reordered their clusters (the sync and the aggregation
+    # read them as a set, as their digests do)
+    idle = propagation.idle(done.taken)
     queue_sync([pk for pk in done.taken if pk not in idle], bulk, replanned=done.written)
 
 

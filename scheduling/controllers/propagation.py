@@ -342,9 +342,10 @@ def left_as_settled(settled: reconcile_digests.Settled) -> dict[int, list[int]]:
 
 def idle(binding_ids: list[int]) -> set[int]:
     """Those of these bindings a sync would leave exactly as they are: left as settled with no Work to act
-    on and no rollout in progress. A schedule pass that did not write them queues them no sync (a
-    re-plan that changed nothing, Karmada's every-reconcile trigger of a Duplicated fleet, queued a
-    hundred syncs for a thousand bindings that only read what the pass could read once)."""
+    on and no rollout in progress. A schedule pass queues them no sync, whether it did not write them or
+    only reordered their clusters (a re-plan that changed nothing, Karmada's every-reconcile trigger of a
+    Duplicated fleet, queued a hundred syncs for a thousand bindings that only read what the pass could
+    read once; one that reordered every binding, a sync and a status digest each)."""
     if not binding_ids:
         return set()
     left = left_as_settled(reconcile_digests.Settled(reconcile_digests.SYNC, binding_ids))

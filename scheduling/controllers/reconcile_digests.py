@@ -35,10 +35,10 @@ def supported() -> bool:
     return connection.vendor == "postgresql"
 
 
-# What every binding's detection and render read besides its own rows: the propagation policies, the
-# override policies, the PriorityClasses a schedulePriority names, and what overrides match clusters on.
-# A change of any of them (a row changed, added or removed) changes every binding's digest.
-SHARED_SQL = (
+# What every binding's detection reads besides its own rows: the propagation policies, the override
+# policies, the PriorityClasses a schedulePriority names, and what overrides match clusters on. A change
+# of any of them (a row changed, added or removed) changes every binding's detect digest.
+DETECT_SHARED_SQL = (
     "SELECT md5(concat_ws('#', "
     "(SELECT string_agg(row_to_json(p)::text, ',' ORDER BY p.id) FROM {policies} p), "
     "(SELECT string_agg(row_to_json(o)::text, ',' ORDER BY o.id) FROM {overrides} o), "
@@ -47,12 +47,27 @@ SHARED_SQL = (
     "(SELECT string_agg(concat_ws('|', t.id, t.manifest::text, t.deleting_since), ',' ORDER BY t.id) "
     "FROM {templates} t WHERE t.api_group = %s AND t.kind = %s)))"
 )
+# What every binding's sync (its render) reads besides its own rows: of the propagation policies only what
+# a member copy or a rollout names (a claiming policy's identity, which its labels carry; a policy's
+# annotations, which stage a rollout), the override policies, and what overrides match clusters on. A
+# policy's spec reaches the sync only through what detection writes onto the binding (its placement,
+# conflict resolution, suspension, dependencies: inputs of the binding's own), its labels not at all: a
+# policy edit that changes no binding (a label, a new revision of the same spec) syncs nothing.
+SYNC_SHARED_SQL = (
+    "SELECT md5(concat_ws('#', "
+    "(SELECT string_agg(concat_ws('|', p.id, p.kind, p.namespace, p.name, p.permanent_id, "
+    "p.annotations::text), ',' ORDER BY p.id) FROM {policies} p), "
+    "(SELECT string_agg(row_to_json(o)::text, ',' ORDER BY o.id) FROM {overrides} o), "
+    "(SELECT string_agg(concat_ws('|', c.name, c.labels::text, c.provider, c.region, c.zones::text), ',' "
+    "ORDER BY c.name) FROM {clusters} c)))"
+)
+SHARED_SQL = {DETECT: DETECT_SHARED_SQL, SYNC: SYNC_SHARED_SQL}
 
 # What each step reads (its inputs) and what it writes (its outputs), as SQL over a binding `b`, its
 # template `t` and its Works grouped `w`. A stored digest is whole(inputs, outputs): the inputs as the
 # step read them before it ran, its outputs as it left them, so that a step that wrote is settled at once
 # and an input that moved while it ran still differs. NULLs are written out (a concat_ws would drop them
-# and let two different rows digest alike); `%s::text` is the shared digest.
+# and let two different rows digest alike); `%s::text` is the step's shared digest (SHARED_SQL).
 COUNTS = ", ".join(f"b.{column}" for column in COUNT_COLUMNS)
 # The binding's target clusters as a set: a sync renders the same Works whatever their order (render
 # keys sort them) and the aggregation sorts its entries by cluster name, so a re-plan that only reorders
@@ -163,7 +178,7 @@ class Settled:
         self.inputs: dict[int, str] = {}
         if supported() and ids:
             needs_shared = "%s::text" in INPUTS[step]
-            shared = shared if shared is not None or not needs_shared else shared_digest()
+            shared = shared if shared is not None or not needs_shared else shared_digest(step)
             self.inputs = part_digests(INPUTS[step], ids, shared or "")
 
     def _wholes(self, ids: Iterable[int]) -> dict[int, tuple[str, str]]:
@@ -198,7 +213,7 @@ class Moved:
     sync: dict[int, str] = field(default_factory=dict)
     aggregate: dict[int, str] = field(default_factory=dict)
     templates: dict[int, int] = field(default_factory=dict)  # binding id -> template id, for `detect`
-    shared: str = ""  # the shared digest the pass read, for the steps' Settled
+    shared: str = ""  # the sync's shared digest the pass read, for the syncs' Settled
 
 
 def unsettled(step: str, ids: list[int]) -> list[int]:
@@ -223,15 +238,16 @@ def unsettled(step: str, ids: list[int]) -> list[int]:
         return [row[0] for row in cursor.fetchall()]
 
 
-def shared_digest() -> str:
-    sql = SHARED_SQL.format(
+def shared_digest(step: str) -> str:
+    """The digest of what every binding's `step` reads besides its own rows (SHARED_SQL)."""
+    sql = SHARED_SQL[step].format(
         policies=_table(PropagationPolicy),
         overrides=_table(OverridePolicy),
         clusters=_table(Cluster),
         templates=_table(ResourceTemplate),
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [PRIORITY_CLASS_API_GROUP, PRIORITY_CLASS_KIND])
+        cursor.execute(sql, [PRIORITY_CLASS_API_GROUP, PRIORITY_CLASS_KIND] if "%s" in sql else [])
         return str(cursor.fetchone()[0])
 
 
@@ -248,17 +264,17 @@ def _ranges() -> Iterator[tuple[int, int]]:
 def moved() -> Moved:
     """Every binding's digests compared with the stored ones, RANGE bindings (and their Works) a
     statement; only the bindings where a step's digest differs are kept."""
-    shared = shared_digest()
+    detect_shared, sync_shared = shared_digest(DETECT), shared_digest(SYNC)
     sql = DIGESTS_SQL.format(
         bindings=_table(ResourceBinding),
         templates=_table(ResourceTemplate),
         works=_table(Work),
         counts=COUNTS,
     )
-    found = Moved(shared=shared)
+    found = Moved(shared=sync_shared)
     with connection.cursor() as cursor:
         for start, end in _ranges():
-            cursor.execute(sql, [shared, shared, start, end, start, end])
+            cursor.execute(sql, [detect_shared, sync_shared, start, end, start, end])
             for pk, template_id, *stored_and_now in cursor.fetchall():
                 stored, now = stored_and_now[:3], stored_and_now[3:]
                 for target, old, new in zip(

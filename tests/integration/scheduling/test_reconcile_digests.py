@@ -134,7 +134,41 @@ def test_a_policy_change_moves_every_binding_through_detection(members):
     PropagationPolicy.objects.update(priority=5)
     moved = reconcile_digests.moved()
     assert set(moved.detect) == {b.pk for b in bindings}
-    assert set(moved.sync) == {b.pk for b in bindings}
+    # the sync reads a policy's spec only through what detection writes onto the binding
+    assert set(moved.sync) == set()
+
+
+def test_a_policy_edit_reaches_the_sync_through_the_binding_or_what_a_copy_names(members):
+    from scheduling.models import OverridePolicy, PropagationPolicy
+
+    bindings = settled_fleet()
+    everyone = {b.pk for b in bindings}
+    policy = PropagationPolicy.objects.get()
+    # a label, or a new revision of the same spec: no binding changes, no sync moves
+    PropagationPolicy.objects.filter(pk=policy.pk).update(labels={"revision": "2"}, generation=2)
+    assert set(reconcile_digests.moved().sync) == set()
+    # an annotation (a rollout's waves are one) moves every sync
+    PropagationPolicy.objects.filter(pk=policy.pk).update(annotations={"note": "x"})
+    assert set(reconcile_digests.moved().sync) == everyone
+    # a spec change that changes the member copies goes through detection onto the bindings, then the sync
+    apply_yaml(FLEET.replace("Duplicated}", "Duplicated}\n  conflictResolution: Overwrite"))
+    for _ in range(3):
+        reconciling.reconcile()
+    annotations = {
+        w.manifest["metadata"]["annotations"].get("work.karmada.io/conflict-resolution")
+        for w in Work.objects.all()
+    }
+    assert annotations == {"overwrite"}
+    moved = reconcile_digests.moved()
+    assert (moved.detect, moved.sync) == ({}, {})
+    # an override policy moves every sync
+    OverridePolicy.objects.create(
+        kind="OverridePolicy",
+        namespace="default",
+        name="o",
+        spec={"resourceSelectors": [], "overrideRules": []},
+    )
+    assert set(reconcile_digests.moved().sync) == everyone
 
 
 def test_a_work_out_of_sync_is_queued_again_only_once_its_apply_could_have_been_lost(members):
@@ -289,7 +323,7 @@ def test_a_schedule_pass_that_wrote_nothing_syncs_only_the_bindings_with_somethi
 ):
     from clusters.models import Cluster
     from scheduling import tasks
-    from scheduling.controllers import marking
+    from scheduling.controllers import marking, propagation
 
     bindings = settled_fleet()
     ids = [b.pk for b in bindings]
@@ -321,6 +355,18 @@ def test_a_schedule_pass_that_wrote_nothing_syncs_only_the_bindings_with_somethi
     Cluster.objects.filter(pk=cluster.pk).update(labels={**cluster.labels, "tier": "gold"})
     assert dirty_pass() == ids
     # once synced, settled again
+    assert dirty_pass() == []
+    # a pass that writes a binding whose clusters only come back in another order (a Duplicated re-plan
+    # after the clusters' available replicas moved) syncs nothing: no Work and no status reads the order
+    stored = ResourceBinding.objects.get(pk=ids[0]).clusters
+    assert len(stored) > 1
+    ResourceBinding.objects.filter(pk=ids[0]).update(clusters=list(reversed(stored)))
+    assert dirty_pass() == []
+    assert ResourceBinding.objects.get(pk=ids[0]).clusters == stored  # written back in candidate order
+    # one whose write brings back a cluster it was synced without is synced
+    ResourceBinding.objects.filter(pk=ids[0]).update(clusters=stored[1:])
+    propagation.sync_bindings([ids[0]])
+    assert dirty_pass() == [ids[0]]
     assert dirty_pass() == []
 
 
