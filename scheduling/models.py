@@ -237,6 +237,9 @@ class ResourceBinding(models.Model):
     detect_digest = models.CharField(max_length=32, blank=True, default="")
     sync_digest = models.CharField(max_length=32, blank=True, default="")
     aggregate_digest = models.CharField(max_length=32, blank=True, default="")
+    # of the sync's digest, the part of what it reads (its inputs) when it last settled the binding: a
+    # schedule pass tests on it alone whether a sync would do anything, without digesting every Work
+    sync_inputs_digest = models.CharField(max_length=32, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -258,10 +258,11 @@ def sync_bindings(binding_ids: list[int], shared: str | None = None) -> Synced:
     """
     settled = reconcile_digests.Settled(reconcile_digests.SYNC, binding_ids, shared)
     result = Synced()
-    left = left_as_settled(settled)
+    left = left_as_settled(settled.unmoved())
     result.pending, result.unchanged = dict(left), set(left)
     binding_ids = [pk for pk in binding_ids if pk not in result.pending]
     if not binding_ids:
+        settled.store_inputs(left)  # what idle() tests (stored once after the upgrade that added it)
         return result
     # not the member status (every target's entry: ~73 kB a binding at 100 clusters), which a sync
     # neither renders from nor writes; a locked sync reads its row in full
@@ -310,6 +311,7 @@ def sync_bindings(binding_ids: list[int], shared: str | None = None) -> Synced:
             result.pending[binding_id], keys[binding_id] = locked
     _store_keys({pk: key for pk, key in keys.items() if key})
     settled.store(pk for pk in result.pending if pk not in left)
+    settled.store_inputs(result.pending)  # what idle() tests (of those left too: their inputs held)
     return result
 
 
@@ -317,13 +319,13 @@ def sync_bindings(binding_ids: list[int], shared: str | None = None) -> Synced:
 PENDING = Q(deleting=True) | (Q(suspended=False) & ~Q(applied=True, applied_hash=F("desired_hash")))
 
 
-def left_as_settled(settled: reconcile_digests.Settled) -> dict[int, list[int]]:
-    """The bindings of a sync that it would leave as they are, each with its Works to act on: nothing the
-    sync reads or writes moved since it last settled them (their digest, as the periodic reconcile skips
-    them), a render key stands for them, and they are not retiring, writing other bindings or staged by
-    a rollout (those are rendered on every sync). A re-plan that changed nothing marks every binding of a
-    fleet: their syncs cost a statement or two instead of reading every Work and rendering its key."""
-    unmoved = settled.unmoved()
+def left_as_settled(unmoved: set[int]) -> dict[int, list[int]]:
+    """Of the `unmoved` bindings (nothing the sync reads or writes moved since it last settled them: their
+    digest, as the periodic reconcile skips them), those a sync would leave as they are, each with its
+    Works to act on: a render key stands for them, and they are not retiring, writing other bindings or
+    staged by a rollout (those are rendered on every sync). A re-plan that changed nothing marks every
+    binding of a fleet: their syncs cost a statement or two instead of reading every Work and rendering
+    its key."""
     if not unmoved:
         return {}
     keyed = (
@@ -345,10 +347,13 @@ def idle(binding_ids: list[int]) -> set[int]:
     on and no rollout in progress. A schedule pass queues them no sync, whether it did not write them or
     only reordered their clusters (a re-plan that changed nothing, Karmada's every-reconcile trigger of a
     Duplicated fleet, queued a hundred syncs for a thousand bindings that only read what the pass could
-    read once; one that reordered every binding, a sync and a status digest each)."""
+    read once; one that reordered every binding, a sync and a status digest each).
+
+    Tested on the sync's inputs alone (Settled.inputs_unmoved): a Work whose desired state was changed
+    behind the engine's back is left to the periodic reconcile, which compares the whole digest."""
     if not binding_ids:
         return set()
-    left = left_as_settled(reconcile_digests.Settled(reconcile_digests.SYNC, binding_ids))
+    left = left_as_settled(reconcile_digests.Settled(reconcile_digests.SYNC, binding_ids).inputs_unmoved())
     quiet = {pk for pk, works in left.items() if not works}
     return quiet - set(rollouts.active_binding_ids(binding_ids=sorted(quiet))) if quiet else set()
 

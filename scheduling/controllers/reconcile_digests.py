@@ -24,6 +24,8 @@ from scheduling.models import (
 RANGE = 500
 DETECT, SYNC, AGGREGATE = "detect_digest", "sync_digest", "aggregate_digest"
 STEPS = (DETECT, SYNC, AGGREGATE)
+# The steps whose inputs' digest is also kept on its own, and in which column (Settled.inputs_unmoved)
+INPUT_DIGESTS = {SYNC: "sync_inputs_digest"}
 
 
 def _table(model: type[models.Model]) -> str:
@@ -203,6 +205,29 @@ class Settled:
         # those settled as they were already: nothing to write
         store(self.step, {pk: now for pk, (now, before) in self._wholes(ids).items() if now != before})
 
+    def _stored_inputs(self, ids: Iterable[int]) -> dict[int, str]:
+        column = INPUT_DIGESTS[self.step]
+        wanted = [pk for pk in ids if pk in self.inputs]
+        return dict(ResourceBinding.objects.filter(pk__in=wanted).values_list("pk", column)) if wanted else {}
+
+    def inputs_unmoved(self) -> set[int]:
+        """The bindings whose inputs are as the step read them when it last settled them (their inputs
+        digest, INPUT_DIGESTS). What the step writes is not looked at: only the step writes it, and what
+        else does (a Work changed behind the engine's back) moves the whole digest, which the periodic
+        pass compares. Reads no Work: at 100 Works a binding, a third of unmoved()'s cost."""
+        stored = self._stored_inputs(self.inputs)
+        return {pk for pk, digest in self.inputs.items() if stored.get(pk) == digest}
+
+    def store_inputs(self, ids: Iterable[int]) -> None:
+        """Record these bindings' inputs as the step read them (they are settled: it ran, or found them
+        so); only those that differ from the stored ones are written."""
+        ids = list(ids)
+        stored = self._stored_inputs(ids)
+        store(
+            INPUT_DIGESTS[self.step],
+            {pk: self.inputs[pk] for pk in ids if pk in self.inputs and stored.get(pk) != self.inputs[pk]},
+        )
+
 
 @dataclass
 class Moved:
@@ -288,8 +313,9 @@ def moved() -> Moved:
 
 
 def store(step: str, digests: dict[int, str]) -> None:
-    """Record that `step` settled these bindings at these digests (updated_at, the resourceVersion, stays)."""
-    if step not in STEPS:
+    """Record that `step` settled these bindings at these digests (updated_at, the resourceVersion, stays);
+    `step` may also name an INPUT_DIGESTS column."""
+    if step not in STEPS and step not in INPUT_DIGESTS.values():
         raise ValueError(step)
     rows = sorted(digests.items())
     if not rows:

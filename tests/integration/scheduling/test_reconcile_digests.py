@@ -381,3 +381,34 @@ def test_a_change_of_a_target_clusters_replicas_moves_the_sync_though_a_reorder_
     dropped = reordered[1:]
     ResourceBinding.objects.filter(pk=binding.pk).update(clusters=dropped)
     assert set(reconcile_digests.moved().sync) == {binding.pk}
+
+
+def test_the_pass_s_idle_test_reads_the_sync_s_inputs_and_leaves_a_work_changed_unseen_to_the_reconcile(
+    members,
+):
+    from scheduling.controllers import propagation
+
+    bindings = settled_fleet()
+    ids = [b.pk for b in bindings]
+    assert propagation.idle(ids) == set(ids)
+    # a Work's desired state changed behind the engine's back: the whole digest moves, the inputs do not
+    work = Work.objects.filter(binding_id=ids[0]).order_by("pk").first()
+    # (as applied, so that no member call waits either)
+    Work.objects.filter(pk=work.pk).update(desired_hash="stale", applied_hash="stale")
+    assert set(reconcile_digests.moved().sync) == {ids[0]}
+    assert propagation.idle(ids) == set(ids)
+    reconciling.reconcile()  # the safety net renders it again
+    work.refresh_from_db()
+    assert work.desired_hash != "stale"
+    assert reconcile_digests.moved().sync == {}
+    assert propagation.idle(ids) == {ids[1]}  # the repaired copy waits for its member call
+    # an input moved: not idle
+    ResourceBinding.objects.filter(pk=ids[1]).update(replicas=5)
+    assert propagation.idle(ids) == set()
+    # a binding whose inputs were never stored (as after the upgrade that added them) is synced once
+    ResourceBinding.objects.filter(pk=ids[1]).update(replicas=2)
+    assert propagation.idle([ids[1]]) == {ids[1]}
+    ResourceBinding.objects.filter(pk=ids[1]).update(sync_inputs_digest="")
+    assert propagation.idle([ids[1]]) == set()
+    propagation.sync_bindings([ids[1]])
+    assert propagation.idle([ids[1]]) == {ids[1]}
