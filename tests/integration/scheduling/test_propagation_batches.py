@@ -161,3 +161,44 @@ def test_outcomes_of_fast_clusters_come_back_while_a_slow_cluster_still_answers(
     rest = {w.pk for batch in batches for w, _ in batch}
     assert rest == set(range(1, 11))
     assert most["all"] <= dispatch.PARALLEL_CALLS
+
+
+def test_the_set_based_applied_write_stores_what_a_row_by_row_one_does(members):
+    from datetime import timedelta
+
+    from django.db import connection
+
+    seed(1)
+    works = list(Work.objects.order_by("pk"))
+    now = works[0].created_at
+    since = now - timedelta(minutes=3)
+    status = {"replicas": 2, "conditions": [{"type": "Available", "status": "False", "message": 'é "q"; x'}]}
+    rows = [
+        (w.pk, w.desired_hash, status, "Unhealthy", since if i % 2 else None) for i, w in enumerate(works)
+    ]
+    Work.objects.update(applied=False, status={})
+    set_based = (
+        applied_writes._update_sqlite if connection.vendor == "sqlite" else applied_writes._update_postgresql
+    )
+    assert set_based(rows[::2], now) | applied_writes._update_each(rows[1::2], now) == {w.pk for w in works}
+    columns = (
+        "applied",
+        "applied_reason",
+        "applied_message",
+        "status",
+        "health",
+        "status_at",
+    )
+    stored = {w.pk: w for w in Work.objects.all()}
+    for pk, desired_hash, _, health, since_value in rows:
+        work = stored[pk]
+        assert (work.applied, work.applied_hash, work.health, work.status, work.status_at) == (
+            True,
+            desired_hash,
+            health,
+            status,
+            now,
+        )
+        assert work.unhealthy_since == since_value and work.applied_at is not None
+    first, second = stored[rows[0][0]], stored[rows[1][0]]
+    assert [getattr(first, c) for c in columns] == [getattr(second, c) for c in columns]
