@@ -17,6 +17,13 @@ APPLIED_REASON = "AppliedSuccessful"
 APPLIED_MESSAGE = "Manifest has been successfully applied"
 # Rows per statement (five parameters each).
 ROWS = 500
+# What a set-based write sets, from the rows `v` (id, hash, status, health, since) and five parameters:
+# the reason, the message, applied_at and updated_at (the record's time), status_at (the answer's)
+SET_APPLIED = (
+    "SET applied = true, applied_hash = v.hash, applied_reason = %s, applied_message = %s, "
+    "applied_at = %s, updated_at = %s, status = v.status, health = v.health, status_at = %s, "
+    "unhealthy_since = v.since"
+)
 
 
 def record_applied(applied: list[tuple[Work, dict[str, Any]]], now: datetime) -> set[int]:
@@ -80,9 +87,7 @@ def _update_sqlite(
     )
     # Only quoted identifiers and placeholders are interpolated; every value is a parameter.
     sql = (
-        f"UPDATE {table} SET applied = 1, applied_hash = v.hash, applied_reason = %s, "  # noqa: S608
-        "applied_message = %s, applied_at = %s, updated_at = %s, status = v.status, health = v.health, "
-        "status_at = %s, unhealthy_since = v.since "
+        f"UPDATE {table} {SET_APPLIED} "  # noqa: S608
         "FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS hash, "
         "json_extract(value, '$[2]') AS status, json_extract(value, '$[3]') AS health, "
         "json_extract(value, '$[4]') AS since FROM json_each(%s)) AS v "
@@ -105,9 +110,7 @@ def _update_postgresql(
     values, row_params = json_rows(("bigint", "text", "jsonb", "text", "timestamptz"), rows)
     # Only quoted identifiers and placeholders are interpolated; every value is a parameter.
     sql = (
-        f"UPDATE {table} AS w SET applied = true, applied_hash = v.hash, applied_reason = %s, "  # noqa: S608
-        "applied_message = %s, applied_at = %s, updated_at = %s, status = v.status, health = v.health, "
-        "status_at = %s, unhealthy_since = v.since "
+        f"UPDATE {table} AS w {SET_APPLIED} "
         f"FROM ({values}) AS v(id, hash, status, health, since) "
         "WHERE w.id = v.id AND w.desired_hash = v.hash RETURNING w.id"
     )

@@ -150,12 +150,12 @@ def _of_ids(groups: list[str]) -> str:
 
 def part_digests(expression: str, ids: list[int], shared: str, stored: str = "") -> dict[int, str]:
     """The digest of one INPUTS or OUTPUTS `expression` for the bindings given, in one statement; with
-    `stored` (a step), each as "digest:stored digest"."""
+    `stored` (a step, or an INPUT_DIGESTS column), each as "digest:stored digest"."""
     groups = [name for name in WORK_GROUPS if f"w.{name}" in expression]
     # Only this module's constant SQL and quoted identifiers are interpolated; every value is a parameter.
     digest = _md5(expression)
     if stored:
-        if stored not in STEPS:
+        if stored not in STEPS and stored not in INPUT_DIGESTS.values():
             raise ValueError(stored)
         digest = f"{digest} || ':' || coalesce(b.{stored}, '')"
     select = f"SELECT b.id, {digest} "
@@ -178,10 +178,15 @@ class Settled:
             raise ValueError(step)
         self.step = step
         self.inputs: dict[int, str] = {}
+        # the inputs digest stored for each (INPUT_DIGESTS), read in the same statement
+        self.stored_inputs: dict[int, str] = {}
         if supported() and ids:
             needs_shared = "%s::text" in INPUTS[step]
             shared = shared if shared is not None or not needs_shared else shared_digest(step)
-            self.inputs = part_digests(INPUTS[step], ids, shared or "")
+            column = INPUT_DIGESTS.get(step, "")
+            for pk, found in part_digests(INPUTS[step], ids, shared or "", stored=column).items():
+                digest, _, stored = found.partition(":") if column else (found, "", "")
+                self.inputs[pk], self.stored_inputs[pk] = digest, stored
 
     def _wholes(self, ids: Iterable[int]) -> dict[int, tuple[str, str]]:
         """Each of these bindings' whole digest now (its inputs as read, its outputs as they stand) beside
@@ -205,27 +210,20 @@ class Settled:
         # those settled as they were already: nothing to write
         store(self.step, {pk: now for pk, (now, before) in self._wholes(ids).items() if now != before})
 
-    def _stored_inputs(self, ids: Iterable[int]) -> dict[int, str]:
-        column = INPUT_DIGESTS[self.step]
-        wanted = [pk for pk in ids if pk in self.inputs]
-        return dict(ResourceBinding.objects.filter(pk__in=wanted).values_list("pk", column)) if wanted else {}
-
     def inputs_unmoved(self) -> set[int]:
         """The bindings whose inputs are as the step read them when it last settled them (their inputs
         digest, INPUT_DIGESTS). What the step writes is not looked at: only the step writes it, and what
         else does (a Work changed behind the engine's back) moves the whole digest, which the periodic
-        pass compares. Reads no Work: at 100 Works a binding, a third of unmoved()'s cost."""
-        stored = self._stored_inputs(self.inputs)
-        return {pk for pk, digest in self.inputs.items() if stored.get(pk) == digest}
+        pass compares. Reads nothing more: no Work (at 100 Works a binding, a third of unmoved()'s cost)."""
+        return {pk for pk, digest in self.inputs.items() if self.stored_inputs.get(pk) == digest}
 
     def store_inputs(self, ids: Iterable[int]) -> None:
         """Record these bindings' inputs as the step read them (they are settled: it ran, or found them
         so); only those that differ from the stored ones are written."""
-        ids = list(ids)
-        stored = self._stored_inputs(ids)
+        changed = {pk: self.inputs[pk] for pk in ids if pk in self.inputs}
         store(
             INPUT_DIGESTS[self.step],
-            {pk: self.inputs[pk] for pk in ids if pk in self.inputs and stored.get(pk) != self.inputs[pk]},
+            {pk: digest for pk, digest in changed.items() if self.stored_inputs.get(pk) != digest},
         )
 
 
@@ -272,7 +270,8 @@ def shared_digest(step: str) -> str:
         templates=_table(ResourceTemplate),
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [PRIORITY_CLASS_API_GROUP, PRIORITY_CLASS_KIND] if "%s" in sql else [])
+        # only detection's reads the PriorityClasses
+        cursor.execute(sql, [PRIORITY_CLASS_API_GROUP, PRIORITY_CLASS_KIND] if step == DETECT else [])
         return str(cursor.fetchone()[0])
 
 
